@@ -1,0 +1,79 @@
+#include "core/runtime/tensor_impl.h"
+
+#include "core/runtime/error.h"
+
+namespace oneflow {
+namespace {
+
+// The [lowest, highest] element offsets a view touches, relative to its base.
+void CheckInBounds(const Storage& storage, int64_t offset, const DimVector& shape,
+                   const DimVector& stride, DType dtype) {
+  OF_CHECK(shape.size() == stride.size(), RuntimeError, "mismatch in length of strides (",
+           stride.size(), ") and shape (", shape.size(), ")");
+  OF_CHECK(offset >= 0, RuntimeError, "Tensor: negative storage offset ", offset);
+  int64_t lo = offset;
+  int64_t hi = offset;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    OF_CHECK(shape[i] >= 0, RuntimeError, "Trying to create tensor with negative dimension ",
+             shape[i], ": ", ShapeToString(shape));
+    if (shape[i] == 0) return;  // no element is touched
+    (stride[i] >= 0 ? hi : lo) += stride[i] * (shape[i] - 1);
+  }
+  int64_t capacity = static_cast<int64_t>(storage.nbytes()) / ItemSize(dtype);
+  OF_CHECK(lo >= 0 && hi < capacity, RuntimeError, "setStorage: sizes ", ShapeToString(shape),
+           ", strides ", ShapeToString(stride), " and storage offset ", offset,
+           " require elements up to ", hi, " but the storage holds only ", capacity);
+}
+
+}  // namespace
+
+TensorImpl::TensorImpl(std::shared_ptr<Storage> storage, int64_t offset, DimVector shape,
+                       DimVector stride, DType dtype, std::shared_ptr<VersionCounter> version)
+    : storage_(std::move(storage)),
+      offset_(offset),
+      shape_(std::move(shape)),
+      stride_(std::move(stride)),
+      numel_(Numel(shape_)),
+      dtype_(dtype),
+      version_(std::move(version)) {}
+
+std::shared_ptr<TensorImpl> TensorImpl::Empty(const DimVector& shape, DType dtype, Device device) {
+  return EmptyStrided(shape, ContiguousStrides(shape), dtype, device);
+}
+
+std::shared_ptr<TensorImpl> TensorImpl::EmptyStrided(const DimVector& shape, const DimVector& stride,
+                                                     DType dtype, Device device) {
+  int64_t numel = Numel(shape);
+  OF_CHECK(shape.size() == stride.size() && IsNonOverlappingAndDense(shape, stride), RuntimeError,
+           "empty_strided: strides ", ShapeToString(stride), " are not dense for shape ",
+           ShapeToString(shape));
+  if (device.type == DeviceType::kCUDA && device.index < 0) device.index = 0;
+  auto storage = Storage::Allocate(static_cast<size_t>(numel * ItemSize(dtype)), device);
+  return std::shared_ptr<TensorImpl>(new TensorImpl(std::move(storage), 0, shape, stride, dtype,
+                                                    std::make_shared<VersionCounter>()));
+}
+
+std::shared_ptr<TensorImpl> TensorImpl::FromStorage(std::shared_ptr<Storage> storage, int64_t offset,
+                                                    DimVector shape, DimVector stride, DType dtype) {
+  CheckInBounds(*storage, offset, shape, stride, dtype);
+  return std::shared_ptr<TensorImpl>(new TensorImpl(std::move(storage), offset, std::move(shape),
+                                                    std::move(stride), dtype,
+                                                    std::make_shared<VersionCounter>()));
+}
+
+std::shared_ptr<TensorImpl> TensorImpl::AsStrided(DimVector shape, DimVector stride,
+                                                  int64_t offset) const {
+  CheckInBounds(*storage_, offset, shape, stride, dtype_);
+  auto view = std::shared_ptr<TensorImpl>(
+      new TensorImpl(storage_, offset, std::move(shape), std::move(stride), dtype_, version_));
+  return view;
+}
+
+void TensorImpl::set_requires_grad(bool requires_grad) {
+  OF_CHECK(!requires_grad || IsFloatingPoint(dtype_), RuntimeError,
+           "only Tensors of floating point dtype can require gradients, got dtype oneflow.",
+           DTypeName(dtype_));
+  requires_grad_ = requires_grad;
+}
+
+}  // namespace oneflow

@@ -1,0 +1,78 @@
+#ifndef CORE_RUNTIME_TENSOR_IMPL_H_
+#define CORE_RUNTIME_TENSOR_IMPL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "core/runtime/device.h"
+#include "core/runtime/dtype.h"
+#include "core/runtime/shape.h"
+#include "core/runtime/storage.h"
+
+namespace oneflow {
+
+// Counts in-place modifications of a storage region. Shared by a tensor and
+// all its views, so autograd can tell when a saved tensor was changed.
+struct VersionCounter {
+  std::atomic<int64_t> version{0};
+};
+
+// The data of a tensor: a view (offset, shape, stride; all in elements) of a
+// refcounted Storage, plus its element type and device. Views are new
+// TensorImpls that share the storage and the version counter.
+class TensorImpl {
+ public:
+  // Uninitialized contiguous memory. Throws RuntimeError on negative sizes.
+  static std::shared_ptr<TensorImpl> Empty(const DimVector& shape, DType dtype, Device device);
+  // Uninitialized memory with the given strides (which must be non-overlapping and dense).
+  static std::shared_ptr<TensorImpl> EmptyStrided(const DimVector& shape, const DimVector& stride,
+                                                  DType dtype, Device device);
+  // A tensor over existing storage (no copy). Checks the view stays inside it.
+  static std::shared_ptr<TensorImpl> FromStorage(std::shared_ptr<Storage> storage, int64_t offset,
+                                                 DimVector shape, DimVector stride, DType dtype);
+
+  // A view of the same storage with another geometry. Throws RuntimeError when
+  // the view would reach outside the storage.
+  std::shared_ptr<TensorImpl> AsStrided(DimVector shape, DimVector stride, int64_t offset) const;
+
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  int64_t storage_offset() const { return offset_; }
+  const DimVector& shape() const { return shape_; }
+  const DimVector& stride() const { return stride_; }
+  DType dtype() const { return dtype_; }
+  const Device& device() const { return storage_->device(); }
+  int64_t ndim() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t itemsize() const { return ItemSize(dtype_); }
+  bool is_contiguous() const { return IsContiguous(shape_, stride_); }
+  // Address of element [0, ..., 0].
+  char* data() const { return static_cast<char*>(storage_->data()) + offset_ * itemsize(); }
+
+  int64_t version() const { return version_->version.load(std::memory_order_relaxed); }
+  void BumpVersion() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+  bool shares_version_with(const TensorImpl& other) const { return version_ == other.version_; }
+
+  bool requires_grad() const { return requires_grad_; }
+  // Throws RuntimeError for non-floating dtypes, as PyTorch does.
+  void set_requires_grad(bool requires_grad);
+
+ private:
+  TensorImpl(std::shared_ptr<Storage> storage, int64_t offset, DimVector shape, DimVector stride,
+             DType dtype, std::shared_ptr<VersionCounter> version);
+
+  std::shared_ptr<Storage> storage_;
+  int64_t offset_;
+  DimVector shape_;
+  DimVector stride_;
+  int64_t numel_;
+  DType dtype_;
+  std::shared_ptr<VersionCounter> version_;
+  bool requires_grad_ = false;
+};
+
+using TensorImplPtr = std::shared_ptr<TensorImpl>;
+
+}  // namespace oneflow
+
+#endif  // CORE_RUNTIME_TENSOR_IMPL_H_

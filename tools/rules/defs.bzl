@@ -1,0 +1,208 @@
+"""The one place where Bazel rules are configured for this monorepo.
+
+Every BUILD file loads its rules from here, so compiler flags, test tags and
+sizes, and the Python test runner change in one place.
+"""
+
+load("@local_config_cuda//:defs.bzl", "CUDA_ENABLED", "NVCC")
+load("@local_config_python//:defs.bzl", "PLATFORM_TAG", "PYTHON_TAG")
+
+# Hidden visibility everywhere: the only symbol the extension exports is its
+# PyInit function, so two copies of the core can never clash in one process.
+OF_COPTS = [
+    "-std=c++17",
+    "-fvisibility=hidden",
+    "-Wall",
+    "-Wextra",
+    "-Wno-unused-parameter",
+    "-Wno-missing-field-initializers",
+]
+
+OF_TEST_COPTS = OF_COPTS + ["-fvisibility=default"]
+
+def of_cc_library(name, copts = [], **kwargs):
+    native.cc_library(name = name, copts = OF_COPTS + copts, **kwargs)
+
+def of_cc_test(name, deps = [], copts = [], size = "small", **kwargs):
+    """A GoogleTest binary; `main` comes from gtest_main."""
+    native.cc_test(
+        name = name,
+        deps = deps + ["@gtest//:gtest_main"],
+        copts = OF_TEST_COPTS + copts,
+        # Static: the libraries hide their symbols, so they cannot be shared objects.
+        linkstatic = 1,
+        size = size,
+        **kwargs
+    )
+
+def of_pybind_extension(name, srcs = [], deps = [], copts = [], **kwargs):
+    """A Python extension module `<name>.so` built with pybind11.
+
+    Args:
+      name: the module name as Python imports it (the file is `<name>.so`).
+      srcs: binding sources; they define PYBIND11_MODULE(<name>, m).
+      deps: C++ libraries linked statically into the module.
+    """
+    native.cc_binary(
+        name = name + ".so",
+        srcs = srcs,
+        deps = deps + [
+            "@local_config_python//:pybind11",
+            "@local_config_python//:numpy_headers",
+        ],
+        copts = OF_COPTS + copts,
+        linkshared = 1,
+        linkstatic = 1,
+        # Keep symbols of statically linked archives (libstdc++ aside) local.
+        linkopts = ["-Wl,--exclude-libs,ALL"],
+        **kwargs
+    )
+
+def of_py_library(name, **kwargs):
+    native.py_library(name = name, srcs_version = "PY3", **kwargs)
+
+def of_py_binary(name, **kwargs):
+    native.py_binary(name = name, python_version = "PY3", srcs_version = "PY3", **kwargs)
+
+def of_py_test(name, srcs, deps = [], data = [], args = [], tags = [], size = "small", **kwargs):
+    """A pytest file run as one Bazel test.
+
+    Each test case is reported in Bazel's test.xml (pytest's JUnit output), which
+    .ci/run totals into one 'N passed, N failed' line. Tag GPU tests "gpu" and
+    tests that start several processes "multiprocess".
+    """
+    runner = "//tools/rules:pytest_main.py"
+    native.py_test(
+        name = name,
+        srcs = srcs + [runner],
+        main = runner,
+        deps = deps,
+        data = data,
+        args = [native.package_name() + "/" + s for s in srcs] + args,
+        python_version = "PY3",
+        srcs_version = "PY3",
+        tags = tags,
+        size = size,
+        **kwargs
+    )
+
+def cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], **kwargs):
+    """A library of CUDA kernels, compiled by nvcc under --config=cuda.
+
+    Without CUDA it is a header-only library with no kernels, and dependents see
+    no OF_WITH_CUDA define, so CPU-only builds and tests stay green.
+    """
+    if not CUDA_ENABLED:
+        native.cc_library(name = name, hdrs = hdrs, deps = deps, **kwargs)
+        return
+    objs = []
+    for src in srcs:
+        obj = name + "_" + src.replace("/", "_").replace(".cu", ".o")
+        native.genrule(
+            name = obj + "_compile",
+            srcs = [src] + hdrs + kwargs.get("textual_hdrs", []),
+            outs = [obj],
+            cmd = "%s -std=c++17 -O2 -Xcompiler -fPIC -I. -I$(GENDIR) %s -c $(location %s) -o $@" % (
+                NVCC,
+                " ".join(copts),
+                src,
+            ),
+        )
+        objs.append(obj)
+    native.cc_library(
+        name = name,
+        srcs = objs,
+        hdrs = hdrs,
+        deps = deps + ["@local_config_cuda//:cudart"],
+        defines = ["OF_WITH_CUDA=1"],
+        alwayslink = 1,
+        **kwargs
+    )
+
+def of_version_py(name, version_file, oneflow_requirement = None):
+    """Writes `_version.py` (`__version__`, and the oneflow range a plugin needs) from VERSION."""
+    lines = ['echo "__version__ = \\"$$(tr -d "[:space:]" < $<)\\""']
+    if oneflow_requirement:
+        lines.append('echo "ONEFLOW_REQUIREMENT = \\"%s\\""' % oneflow_requirement)
+    native.genrule(
+        name = name,
+        srcs = [version_file],
+        outs = ["_version.py"],
+        cmd = "(echo '# Generated from %s by of_version_py.'; %s) > $@" % (version_file, "; ".join(lines)),
+    )
+
+def _py_wheel_impl(ctx):
+    files = depset(transitive = [d[DefaultInfo].default_runfiles.files for d in ctx.attr.deps] +
+                                [d[PyInfo].transitive_sources for d in ctx.attr.deps if PyInfo in d])
+    entries = []
+    for f in files.to_list():
+        for root in ctx.attr.package_roots:
+            prefix = root.rstrip("/") + "/"
+            if not f.short_path.startswith(prefix):
+                continue
+            arcname = f.short_path[len(prefix):]
+            if arcname.endswith("_test.py") or arcname.endswith("conftest.py") or arcname.split("/")[-1] in ["BUILD", "VERSION"]:
+                continue
+            entries.append("%s=%s" % (arcname, f.path))
+    filelist = ctx.actions.declare_file(ctx.label.name + ".files")
+    ctx.actions.write(filelist, "\n".join(sorted(entries)) + "\n")
+    args = ctx.actions.args()
+    args.add("--output", ctx.outputs.wheel)
+    args.add("--name", ctx.attr.dist_name)
+    args.add("--version_file", ctx.file.version_file)
+    args.add("--summary", ctx.attr.summary)
+    args.add("--filelist", filelist)
+    args.add_all(ctx.attr.requires, before_each = "--requires")
+    if ctx.attr.platform_specific:
+        args.add("--tag", "%s-%s-%s" % (PYTHON_TAG, PYTHON_TAG, PLATFORM_TAG))
+        args.add("--requires_python", "==%s.%s.*" % (PYTHON_TAG[2], PYTHON_TAG[3:]))
+    else:
+        args.add("--tag", "py3-none-any")
+    ctx.actions.run(
+        executable = ctx.executable._writer,
+        arguments = [args],
+        inputs = depset([filelist, ctx.file.version_file], transitive = [files]),
+        outputs = [ctx.outputs.wheel],
+        mnemonic = "PyWheel",
+        progress_message = "Building wheel %s" % ctx.attr.dist_name,
+    )
+    return [DefaultInfo(files = depset([ctx.outputs.wheel]))]
+
+_py_wheel = rule(
+    implementation = _py_wheel_impl,
+    attrs = {
+        "deps": attr.label_list(mandatory = True),
+        "dist_name": attr.string(mandatory = True),
+        "version_file": attr.label(allow_single_file = True, mandatory = True),
+        "package_roots": attr.string_list(mandatory = True),
+        "requires": attr.string_list(),
+        "summary": attr.string(),
+        "platform_specific": attr.bool(),
+        "_writer": attr.label(default = "//tools/wheel:wheel_writer", executable = True, cfg = "exec"),
+    },
+    outputs = {"wheel": "%{name}.whl"},
+)
+
+def of_py_wheel(name, dist_name, version_file, deps, package_roots, requires = [], summary = "", platform_specific = False, **kwargs):
+    """One installable wheel for one package of the monorepo.
+
+    Args:
+      dist_name: the distribution name pip sees (e.g. "flowvision").
+      version_file: the package's VERSION file.
+      deps: py_library targets whose files (and data, e.g. the extension) go in.
+      package_roots: repo folders that are the wheel's root (e.g. "flowvision");
+        files outside them are not packaged (they belong to other wheels).
+      requires: Requires-Dist lines, e.g. "oneflow>=0.1.0,<0.2.0".
+      platform_specific: True for wheels holding compiled code.
+    """
+    _py_wheel(
+        name = name,
+        dist_name = dist_name,
+        version_file = version_file,
+        deps = deps,
+        package_roots = package_roots,
+        requires = requires,
+        summary = summary,
+        platform_specific = platform_specific,
+        **kwargs
+    )
