@@ -6,6 +6,7 @@
 
 #include "core/pybind/binding_registry.h"
 #include "core/pybind/convert.h"
+#include "core/runtime/error.h"
 
 namespace py = pybind11;
 

@@ -125,22 +125,30 @@ TensorImplPtr FromNumpy(py::handle obj) {
   return TensorImpl::FromStorage(std::move(storage), 0, shape, stride, *dtype);
 }
 
+template <typename T>
+py::object ScalarToPython(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(v));
+  if constexpr (std::is_same_v<T, bool>) {
+    return py::bool_(v);
+  } else if constexpr (std::is_integral_v<T>) {
+    return py::int_(v);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return py::float_(v);
+  } else {
+    return py::float_(static_cast<double>(static_cast<float>(v)));
+  }
+}
+
 py::object Item(const TensorImplPtr& t) {
   OF_CHECK(t->numel() == 1, RuntimeError, "a Tensor with ", t->numel(),
            " elements cannot be converted to Scalar");
   OF_CHECK(t->device().type == DeviceType::kCPU, RuntimeError,
            "item(): only CPU tensors are supported in this build");
-  const char* p = t->data();
   switch (t->dtype()) {
-#define OF_CASE(cpp, dt)                                                \
-  case dt: {                                                            \
-    cpp v;                                                              \
-    std::memcpy(&v, p, sizeof(v));                                      \
-    if constexpr (std::is_same_v<cpp, bool>) return py::bool_(v);       \
-    else if constexpr (std::is_integral_v<cpp>) return py::int_(v);     \
-    else if constexpr (std::is_same_v<cpp, double>) return py::float_(v); \
-    else return py::float_(static_cast<double>(static_cast<float>(v))); \
-  }
+#define OF_CASE(cpp, dt) \
+  case dt:               \
+    return ScalarToPython<cpp>(t->data());
     OF_FOR_EACH_DTYPE(OF_CASE)
 #undef OF_CASE
   }

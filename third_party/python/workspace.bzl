@@ -87,6 +87,8 @@ py_runtime(
     name = "py3_runtime",
     interpreter_path = {python},
     python_version = "PY3",
+    # The launcher stub itself runs on this interpreter: build actions have no PATH.
+    stub_shebang = "#!" + {python},
 )
 
 py_runtime_pair(

@@ -119,15 +119,22 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], **kwargs):
         **kwargs
     )
 
-def of_version_py(name, version_file, oneflow_requirement = None):
-    """Writes `_version.py` (`__version__`, and the oneflow range a plugin needs) from VERSION."""
+def of_version_py(name, version_file, out = "_version.py", oneflow_requirement = None):
+    """Writes `out` (`__version__`, and the oneflow range a plugin needs) from VERSION.
+
+    Args:
+      oneflow_requirement: for packages built on oneflow, the version range they
+        need (e.g. ">=0.1.0,<0.2.0"), written as ONEFLOW_REQUIREMENT. Pass the
+        same string to the wheel's `requires` so that pip and the import-time
+        check agree.
+    """
     lines = ['echo "__version__ = \\"$$(tr -d "[:space:]" < $<)\\""']
     if oneflow_requirement:
         lines.append('echo "ONEFLOW_REQUIREMENT = \\"%s\\""' % oneflow_requirement)
     native.genrule(
         name = name,
         srcs = [version_file],
-        outs = ["_version.py"],
+        outs = [out],
         cmd = "(echo '# Generated from %s by of_version_py.'; %s) > $@" % (version_file, "; ".join(lines)),
     )
 
@@ -166,7 +173,7 @@ def _py_wheel_impl(ctx):
         mnemonic = "PyWheel",
         progress_message = "Building wheel %s" % ctx.attr.dist_name,
     )
-    return [DefaultInfo(files = depset([ctx.outputs.wheel]))]
+    return [DefaultInfo(files = depset([ctx.outputs.wheel]), runfiles = ctx.runfiles(files = [ctx.outputs.wheel]))]
 
 _py_wheel = rule(
     implementation = _py_wheel_impl,

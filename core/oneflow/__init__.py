@@ -1,0 +1,85 @@
+"""OneFlow: a PyTorch-compatible deep learning framework.
+
+``import oneflow as flow`` gives tensors, dtypes and devices with PyTorch's
+names and semantics. The packages built on the core (``oneflow.distributed``,
+``oneflow.nn.graph``, libai, flowvision, serving) ship as separate wheels; the
+ones that live under the ``oneflow`` name are found through this package's
+``__path__``.
+"""
+
+import pkgutil as _pkgutil
+
+# Plugins installed as separate wheels (or separate Bazel packages) contribute
+# subpackages of `oneflow`, e.g. oneflow/distributed from the distributed wheel.
+__path__ = _pkgutil.extend_path(__path__, __name__)
+
+from oneflow._version import __version__  # noqa: E402
+
+try:
+    from oneflow import _C  # noqa: E402
+except ImportError as e:  # pragma: no cover - only without a built extension
+    raise ImportError(
+        "oneflow: the compiled extension oneflow._C could not be loaded "
+        f"({e}). Build it with ./tools/bazel, or reinstall the oneflow wheel."
+    ) from e
+
+if _C.__version__ != __version__:
+    raise ImportError(
+        f"oneflow: the Python package is version {__version__} but its compiled extension "
+        f"oneflow._C is version {_C.__version__}. Rebuild (./tools/bazel build //core:wheel) "
+        "or reinstall the oneflow wheel so that both come from the same build."
+    )
+
+from oneflow._size import Size  # noqa: E402
+
+dtype = _C.dtype
+device = _C.device
+Tensor = _C.Tensor
+for _cls in (dtype, device, Tensor):
+    _cls.__module__ = "oneflow"
+_C._set_size_type(Size)
+
+bool = _C.dtypes[0]  # noqa: A001 - PyTorch's name
+uint8 = _C.dtype_from_name("uint8")
+int8 = _C.dtype_from_name("int8")
+int16 = short = _C.dtype_from_name("int16")
+int32 = int = _C.dtype_from_name("int32")  # noqa: A001
+int64 = long = _C.dtype_from_name("int64")
+float16 = half = _C.dtype_from_name("float16")
+bfloat16 = _C.dtype_from_name("bfloat16")
+float32 = float = _C.dtype_from_name("float32")  # noqa: A001
+float64 = double = _C.dtype_from_name("float64")
+
+from oneflow import _tensor  # noqa: E402,F401  (adds Python methods to Tensor)
+from oneflow._creation import (  # noqa: E402
+    arange,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    get_default_dtype,
+    is_tensor,
+    linspace,
+    ones,
+    ones_like,
+    set_default_dtype,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from oneflow._functional import (  # noqa: E402
+    expand,
+    flatten,
+    narrow,
+    numel,
+    permute,
+    reshape,
+    select,
+    squeeze,
+    transpose,
+    unsqueeze,
+)
+
+del _cls

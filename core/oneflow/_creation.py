@@ -1,0 +1,247 @@
+"""Tensor creation: oneflow.tensor, from_numpy, zeros/ones/empty/full, ranges, eye."""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+import oneflow
+from oneflow import _C
+
+DeviceLike = Union[str, "oneflow.device", int, None]
+
+_default_dtype = None  # set below, once the dtype objects exist
+
+
+def get_default_dtype() -> "oneflow.dtype":
+    """The dtype of tensors made from Python floats (``oneflow.float32`` unless changed)."""
+    return _default_dtype
+
+
+def set_default_dtype(d: "oneflow.dtype") -> None:
+    """Sets the dtype used for Python floats; must be a floating point dtype."""
+    global _default_dtype
+    if not isinstance(d, oneflow.dtype) or not d.is_floating_point:
+        raise TypeError(f"set_default_dtype(): only floating-point types are supported as the default type, got {d}")
+    _default_dtype = d
+
+
+_default_dtype = oneflow.float32
+
+
+def is_tensor(obj: Any) -> builtins.bool:
+    """True when ``obj`` is a oneflow.Tensor."""
+    return isinstance(obj, oneflow.Tensor)
+
+
+def _device(device: DeviceLike) -> "oneflow.device":
+    if device is None:
+        return oneflow.device("cpu")
+    return oneflow.device(device)
+
+
+def _finish(t: "oneflow.Tensor", requires_grad: builtins.bool) -> "oneflow.Tensor":
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _sizes(size: tuple, op: str) -> tuple:
+    if not size:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for i, s in enumerate(size):
+        if isinstance(s, builtins.bool) or not hasattr(s, "__index__"):
+            raise TypeError(
+                f"{op}(): argument 'size' must be tuple of ints, but found element of type "
+                f"{type(s).__name__} at pos {i}"
+            )
+    return tuple(s.__index__() for s in size)
+
+
+# Python scalar kinds in PyTorch's inference order: bool < int < float.
+_BOOL, _INT, _FLOAT = 0, 1, 2
+
+
+def _scalar_kind(x: Any) -> int:
+    if isinstance(x, (builtins.bool, np.bool_)):
+        return _BOOL
+    if isinstance(x, (numbers.Integral, np.integer)):
+        return _INT
+    if isinstance(x, (numbers.Real, np.floating)):
+        return _FLOAT
+    raise TypeError(f"tensor(): invalid data type '{type(x).__name__}'")
+
+
+def _scan(data: Any, dim: int, shape: list, state: dict) -> Any:
+    """Checks that nesting is rectangular, collecting the shape and the widest scalar kind.
+
+    Returns the data as nested lists of Python scalars.
+    """
+    if isinstance(data, oneflow.Tensor):
+        data = data.item() if data.ndim == 0 else data.tolist()
+    elif isinstance(data, np.ndarray):
+        data = data.tolist()
+    if isinstance(data, (list, tuple)):
+        if state["scalar_dim"] is not None and dim >= state["scalar_dim"]:
+            raise TypeError(f"tensor(): expected a number at dim {dim} (got a sequence of length {len(data)})")
+        if dim == len(shape):
+            shape.append(len(data))
+        elif shape[dim] != len(data):
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
+        return [_scan(x, dim + 1, shape, state) for x in data]
+    if isinstance(data, str):
+        if dim > 0 and state["scalar_dim"] is None:
+            raise ValueError(f"tensor(): too many dimensions 'str' (a string at dim {dim})")
+        raise TypeError("tensor(): invalid data type 'str'")
+    if not isinstance(data, (numbers.Real, np.bool_, np.number)):
+        raise RuntimeError(f"tensor(): Could not infer dtype of {type(data).__name__}")
+    if dim < len(shape):
+        raise TypeError(f"tensor(): expected sequence of length {shape[dim]} at dim {dim} (got a number)")
+    state["scalar_dim"] = dim
+    state["kind"] = max(state["kind"], _scalar_kind(data))
+    return data
+
+
+def _from_python(data: Any) -> tuple:
+    shape: list = []
+    state = {"kind": _BOOL, "scalar_dim": None}
+    values = _scan(data, 0, shape, state)
+    # An empty list gives a float tensor, as in PyTorch.
+    kind = _FLOAT if 0 in shape else state["kind"]
+    carrier = {_BOOL: np.bool_, _INT: np.int64, _FLOAT: np.float64}[kind]
+    try:
+        arr = np.array(values, dtype=carrier)
+    except OverflowError as e:
+        raise RuntimeError(f"tensor(): a value does not fit in int64 ({e})") from None
+    natural = {_BOOL: oneflow.bool, _INT: oneflow.int64, _FLOAT: get_default_dtype()}[kind]
+    return arr.reshape(shape), natural
+
+
+def tensor(
+    data: Any,
+    dtype: Optional["oneflow.dtype"] = None,
+    device: DeviceLike = None,
+    requires_grad: builtins.bool = False,
+) -> "oneflow.Tensor":
+    """Constructs a tensor by copying ``data`` (a scalar, nested sequences, an ndarray or a tensor).
+
+    The dtype is inferred as in PyTorch: bools give ``oneflow.bool``, ints
+    ``oneflow.int64``, floats the default dtype (``oneflow.float32``); a NumPy
+    array keeps its dtype.
+
+        >>> oneflow.tensor([[1, 2], [3, 4]])
+        tensor([[1, 2],
+                [3, 4]], dtype=oneflow.int64)
+    """
+    if dtype is not None and not isinstance(dtype, oneflow.dtype):
+        raise TypeError(f"tensor(): argument 'dtype' must be oneflow.dtype, not {type(dtype).__name__}")
+    if isinstance(data, oneflow.Tensor):
+        src, natural = data, data.dtype
+    elif isinstance(data, np.ndarray):
+        src = _C.from_numpy(data)
+        natural = src.dtype
+    else:
+        arr, natural = _from_python(data)
+        src = _C.from_numpy(arr)
+    out = src._to_dtype(dtype or natural, copy=True)
+    dev = _device(device)
+    if dev.type != "cpu":
+        out = _C.empty(out.shape, out.dtype, dev).copy_(out)
+    return _finish(out, requires_grad)
+
+
+def from_numpy(ndarray: np.ndarray) -> "oneflow.Tensor":
+    """A tensor sharing memory with ``ndarray``: writes to either are seen by both.
+
+    Supported dtypes: float64, float32, float16, int64, int32, int16, int8, uint8, bool.
+    """
+    return _C.from_numpy(ndarray)
+
+
+def empty(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> "oneflow.Tensor":
+    """An uninitialized tensor of the given size."""
+    return _finish(_C.empty(_sizes(size, "empty"), dtype or get_default_dtype(), _device(device)), requires_grad)
+
+
+def full(size: Sequence[int], fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> "oneflow.Tensor":
+    """A tensor of ``size`` filled with ``fill_value``; the dtype follows the value's type."""
+    if dtype is None:
+        kind = _scalar_kind(fill_value)
+        dtype = {_BOOL: oneflow.bool, _INT: oneflow.int64, _FLOAT: get_default_dtype()}[kind]
+    t = _C.full(_sizes((size,), "full"), fill_value, dtype, _device(device))
+    return _finish(t, requires_grad)
+
+
+def zeros(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> "oneflow.Tensor":
+    """A tensor of zeros, e.g. ``oneflow.zeros(2, 3)`` or ``oneflow.zeros((2, 3))``."""
+    return _finish(_C.full(_sizes(size, "zeros"), 0, dtype or get_default_dtype(), _device(device)), requires_grad)
+
+
+def ones(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> "oneflow.Tensor":
+    """A tensor of ones, e.g. ``oneflow.ones(2, 3)`` or ``oneflow.ones((2, 3))``."""
+    return _finish(_C.full(_sizes(size, "ones"), 1, dtype or get_default_dtype(), _device(device)), requires_grad)
+
+
+def _like(input, dtype, device):
+    if not isinstance(input, oneflow.Tensor):
+        raise TypeError(f"argument 'input' must be Tensor, not {type(input).__name__}")
+    return input.shape, dtype or input.dtype, _device(device) if device is not None else input.device
+
+
+def empty_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
+    """An uninitialized tensor with the shape (and by default dtype and device) of ``input``."""
+    shape, dtype, device = _like(input, dtype, device)
+    return _finish(_C.empty(shape, dtype, device), requires_grad)
+
+
+def zeros_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
+    """Zeros with the shape (and by default dtype and device) of ``input``."""
+    shape, dtype, device = _like(input, dtype, device)
+    return _finish(_C.full(shape, 0, dtype, device), requires_grad)
+
+
+def ones_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
+    """Ones with the shape (and by default dtype and device) of ``input``."""
+    shape, dtype, device = _like(input, dtype, device)
+    return _finish(_C.full(shape, 1, dtype, device), requires_grad)
+
+
+def full_like(input, fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
+    """``fill_value`` everywhere, with the shape (and by default dtype and device) of ``input``."""
+    shape, dtype, device = _like(input, dtype, device)
+    return _finish(_C.full(shape, fill_value, dtype, device), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
+    """Values from ``start`` (default 0) up to but excluding ``end``, ``step`` apart.
+
+    int64 when all arguments are ints, else the default float dtype.
+
+        >>> oneflow.arange(1, 2.5, 0.5)
+        tensor([1.0000, 1.5000, 2.0000], dtype=oneflow.float32)
+    """
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        kinds = [_scalar_kind(v) for v in (start, end, step)]
+        dtype = get_default_dtype() if _FLOAT in kinds else oneflow.int64
+    return _finish(_C.arange(start, end, step, dtype, _device(device)), requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
+    """``steps`` values evenly spaced from ``start`` to ``end`` inclusive."""
+    for v in (start, end):
+        if not isinstance(v, oneflow.Tensor):
+            _scalar_kind(v)  # TypeError for non-numbers
+    t = _C.linspace(builtins.float(start), builtins.float(end), steps, dtype or get_default_dtype(), _device(device))
+    return _finish(t, requires_grad)
+
+
+def eye(n, m=None, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
+    """An ``n`` x ``m`` (default ``n`` x ``n``) matrix with ones on the diagonal."""
+    return _finish(_C.eye(n, m, dtype or get_default_dtype(), _device(device)), requires_grad)

@@ -1,0 +1,50 @@
+"""The main job: a short tour of what oneflow can do so far.
+
+    ./tools/bazel run //:quickstart
+"""
+
+import numpy as np
+
+import oneflow as flow
+
+
+def main() -> None:
+    print(f"oneflow {flow.__version__}")
+
+    x = flow.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    print("\nA tensor from nested lists (dtype inferred as in PyTorch):")
+    print(x)
+    print("shape", x.shape, "stride", x.stride(), "dtype", x.dtype, "device", x.device)
+
+    print("\nViews share memory with their base:")
+    col = x[:, 1]
+    col.fill_(0)
+    print("after x[:, 1].fill_(0):", x.tolist())
+    xt = x.T
+    print("x.T is a view:", xt.shape, "stride", xt.stride(), "contiguous:", xt.is_contiguous())
+    print("x.T.reshape(6) must copy:", xt.reshape(6).tolist())
+    print("x.view(3, 2):", x.view(3, 2).tolist())
+    print("every other column, x[:, ::2]:", x[:, ::2].tolist())
+
+    print("\nNumPy interop without copies:")
+    a = np.arange(4, dtype=np.float32)
+    t = flow.from_numpy(a)
+    a[0] = 42
+    print("from_numpy sees writes to the array:", t.tolist())
+
+    print("\nCreation functions and dtype conversions:")
+    print(flow.arange(0, 1, 0.25))
+    print(flow.eye(3, dtype=flow.int64))
+    print(flow.linspace(-1, 1, 5).to(flow.float16))
+    print(flow.full((2, 2), 7).bfloat16())
+
+    print("\nBad input is a clear Python exception:")
+    for expr in ("flow.tensor([[1, 2], [3]])", "x.T.view(6)", "x.transpose(0, 2)", "flow.zeros(2, device='tpu')"):
+        try:
+            eval(expr)
+        except (ValueError, RuntimeError, IndexError, TypeError) as e:
+            print(f"  {expr}: {type(e).__name__}: {e}")
+
+
+if __name__ == "__main__":
+    main()
