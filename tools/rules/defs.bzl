@@ -213,3 +213,52 @@ def of_py_wheel(name, dist_name, version_file, deps, package_roots, requires = [
         platform_specific = platform_specific,
         **kwargs
     )
+
+def of_python_package(name, module_dir, dist_name, summary, oneflow_requirement, deps = ["//core/oneflow"]):
+    """A Python package of the monorepo built on oneflow: library, version, wheel, wheel test.
+
+    Args:
+      name: the Bazel package's folder (also the py_library's name).
+      module_dir: the import path as a folder under it, e.g. "oneflow/distributed".
+      dist_name: the wheel's distribution name.
+      oneflow_requirement: the oneflow versions it works with (">=0.1.0,<0.2.0"):
+        written into _version.py (checked at import) and into the wheel's
+        Requires-Dist, so the two never disagree.
+    """
+    of_version_py(
+        name = "version_py",
+        out = module_dir + "/_version.py",
+        oneflow_requirement = oneflow_requirement,
+        version_file = "VERSION",
+    )
+    of_py_library(
+        name = name,
+        srcs = native.glob(
+            [module_dir.split("/")[0] + "/**/*.py"],
+            exclude = ["**/*_test.py"],
+        ) + [":version_py"],
+        imports = ["."],
+        deps = deps,
+    )
+    of_py_wheel(
+        name = "wheel",
+        deps = [":" + name],
+        dist_name = dist_name,
+        package_roots = [native.package_name()],
+        requires = ["oneflow" + oneflow_requirement],
+        summary = summary,
+        version_file = "VERSION",
+    )
+    of_py_test(
+        name = "wheel_test",
+        srcs = ["wheel_test.py"],
+        data = [
+            "VERSION",
+            ":wheel",
+            "//core:wheel",
+        ],
+        deps = [
+            ":" + name,
+            "//tools/wheel:install_check",
+        ],
+    )

@@ -78,42 +78,47 @@ def read_version(path: str) -> str:
         return f.read().strip()
 
 
-def check_package_wheel(wheel: str, module: str, dist: str, version_file: str) -> tuple[FreshVenv, str]:
-    """Installs the oneflow wheel and `wheel` into a fresh venv and checks that `module`
-    imports there with the right version and declares its oneflow requirement.
+def check_package_sources(pkg: str, module: str) -> None:
+    """`module` (Bazel package `pkg`) imports with its VERSION and accepts this oneflow."""
+    import importlib
 
-    Returns the venv (still alive; close it) and its Requires-Dist lines joined by ";".
-    """
-    venv = FreshVenv()
-    venv.install(ONEFLOW_WHEEL, wheel)
-    r = venv.run(
-        "import importlib, importlib.metadata as md\n"
-        f"m = importlib.import_module({module!r})\n"
-        "import oneflow\n"
-        "print(m.__version__)\n"
-        "print(m.__file__)\n"
-        f"print(md.version({dist!r}))\n"
-        f"print(';'.join(md.requires({dist!r}) or []))\n"
-        "print(m.__doc__ is not None and len(m.__doc__) > 40)\n"
-    )
-    assert r.returncode == 0, r.stderr
-    version, path, dist_version, requires, has_doc = r.stdout.split("\n")[:5]
-    want = read_version(version_file)
-    assert version == want and dist_version == want, (version, dist_version, want)
-    assert path.startswith(venv.site_packages), path  # the installed copy, not the source tree
-    assert has_doc == "True"
-    return venv, requires
+    import oneflow
+    from oneflow._plugin import version_satisfies
+
+    m = importlib.import_module(module)
+    assert m.__version__ == read_version(f"{pkg}/VERSION")
+    assert version_satisfies(oneflow.__version__, m.ONEFLOW_REQUIREMENT)
+    assert m.__doc__ and len(m.__doc__) > 40
 
 
-def check_requirement_enforced(venv: FreshVenv, module: str) -> None:
-    """With an incompatible oneflow installed, importing `module` is a clear ImportError."""
-    r = venv.run(
-        "import oneflow._version as v\n"
-        "v.__version__ = '99.0.0'\n"
-        "import oneflow._plugin as p\n"
-        "p.check_oneflow_requirement.__defaults__ = ('99.0.0',)\n"
-        f"import {module}\n"
-    )
-    assert r.returncode != 0
-    assert "ImportError" in r.stderr and "requires oneflow" in r.stderr, r.stderr
-    assert "99.0.0 is installed" in r.stderr, r.stderr
+def check_package_wheel(pkg: str, module: str, dist: str) -> None:
+    """The wheel of Bazel package `pkg` installs next to the oneflow wheel in a fresh venv;
+    `module` imports there from site-packages with its version, declares its oneflow
+    requirement to pip, and refuses an incompatible oneflow with a clear ImportError."""
+    with FreshVenv() as venv:
+        venv.install(ONEFLOW_WHEEL, f"{pkg}/wheel.whl")
+        r = venv.run(
+            "import importlib, importlib.metadata as md\n"
+            f"m = importlib.import_module({module!r})\n"
+            "print(m.__version__)\n"
+            "print(m.__file__)\n"
+            f"print(md.version({dist!r}))\n"
+            f"print(';'.join(md.requires({dist!r}) or []))\n"
+            "print(m.ONEFLOW_REQUIREMENT)\n"
+        )
+        assert r.returncode == 0, r.stderr
+        version, path, dist_version, requires, requirement = r.stdout.split("\n")[:5]
+        want = read_version(f"{pkg}/VERSION")
+        assert version == want and dist_version == want, (version, dist_version, want)
+        assert path.startswith(venv.site_packages), path  # the installed copy, not the sources
+        assert requires == "oneflow" + requirement, requires
+
+        # With an incompatible oneflow, the import fails and says why.
+        r = venv.run(
+            "import oneflow._plugin as p\n"
+            "p.check_oneflow_requirement.__defaults__ = ('99.0.0',)\n"
+            f"import {module}\n"
+        )
+        assert r.returncode != 0
+        assert "ImportError" in r.stderr and "requires oneflow" in r.stderr, r.stderr
+        assert "99.0.0 is installed" in r.stderr, r.stderr
