@@ -9,7 +9,7 @@ from install_check import ONEFLOW_WHEEL, FreshVenv, read_version
 def test_wheel_holds_the_package_and_the_extension_but_no_tests():
     names = zipfile.ZipFile(ONEFLOW_WHEEL).namelist()
     assert "oneflow/__init__.py" in names and "oneflow/_C.so" in names and "oneflow/_version.py" in names
-    assert not [n for n in names if n.endswith("_test.py") or n.endswith("BUILD")]
+    assert not [n for n in names if n.endswith(("_test.py", "BUILD"))]
     version = read_version("core/VERSION")
     wheel_meta = zipfile.ZipFile(ONEFLOW_WHEEL).read(f"oneflow-{version}.dist-info/WHEEL").decode()
     assert "Tag: cp3" in wheel_meta and "Root-Is-Purelib: false" in wheel_meta

@@ -13,10 +13,10 @@ import pkgutil as _pkgutil
 # subpackages of `oneflow`, e.g. oneflow/distributed from the distributed wheel.
 __path__ = _pkgutil.extend_path(__path__, __name__)
 
-from oneflow._version import __version__  # noqa: E402
+from oneflow._version import __version__
 
 try:
-    from oneflow import _C  # noqa: E402
+    from oneflow import _C
 except ImportError as e:  # pragma: no cover - only without a built extension
     raise ImportError(
         "oneflow: the compiled extension oneflow._C could not be loaded "
@@ -30,7 +30,7 @@ if _C.__version__ != __version__:
         "or reinstall the oneflow wheel so that both come from the same build."
     )
 
-from oneflow._size import Size  # noqa: E402
+from oneflow._size import Size
 
 dtype = _C.dtype
 device = _C.device
@@ -39,19 +39,19 @@ for _cls in (dtype, device, Tensor):
     _cls.__module__ = "oneflow"
 _C._set_size_type(Size)
 
-bool = _C.dtypes[0]  # noqa: A001 - PyTorch's name
+bool = _C.dtypes[0]
 uint8 = _C.dtype_from_name("uint8")
 int8 = _C.dtype_from_name("int8")
 int16 = short = _C.dtype_from_name("int16")
-int32 = int = _C.dtype_from_name("int32")  # noqa: A001
+int32 = int = _C.dtype_from_name("int32")
 int64 = long = _C.dtype_from_name("int64")
 float16 = half = _C.dtype_from_name("float16")
 bfloat16 = _C.dtype_from_name("bfloat16")
-float32 = float = _C.dtype_from_name("float32")  # noqa: A001
+float32 = float = _C.dtype_from_name("float32")
 float64 = double = _C.dtype_from_name("float64")
 
-from oneflow import _tensor  # noqa: E402,F401  (adds Python methods to Tensor)
-from oneflow._creation import (  # noqa: E402
+from oneflow import _tensor  # noqa: F401  (adds Python methods to Tensor)
+from oneflow._creation import (
     arange,
     empty,
     empty_like,
@@ -69,7 +69,7 @@ from oneflow._creation import (  # noqa: E402
     zeros,
     zeros_like,
 )
-from oneflow._functional import (  # noqa: E402
+from oneflow._functional import (
     expand,
     flatten,
     narrow,
@@ -83,3 +83,52 @@ from oneflow._functional import (  # noqa: E402
 )
 
 del _cls
+
+__all__ = [
+    "Size",
+    "Tensor",
+    "arange",
+    "bfloat16",
+    "bool",
+    "device",
+    "double",
+    "dtype",
+    "empty",
+    "empty_like",
+    "expand",
+    "eye",
+    "flatten",
+    "float",
+    "float16",
+    "float32",
+    "float64",
+    "from_numpy",
+    "full",
+    "full_like",
+    "get_default_dtype",
+    "half",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "is_tensor",
+    "linspace",
+    "long",
+    "narrow",
+    "numel",
+    "ones",
+    "ones_like",
+    "permute",
+    "reshape",
+    "select",
+    "set_default_dtype",
+    "short",
+    "squeeze",
+    "tensor",
+    "transpose",
+    "uint8",
+    "unsqueeze",
+    "zeros",
+    "zeros_like",
+]  # fmt: skip

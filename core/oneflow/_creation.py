@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import builtins
 import numbers
-from typing import Any, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any, Union
 
 import numpy as np
 
@@ -16,12 +17,12 @@ DeviceLike = Union[str, "oneflow.device", int, None]
 _default_dtype = None  # set below, once the dtype objects exist
 
 
-def get_default_dtype() -> "oneflow.dtype":
+def get_default_dtype() -> oneflow.dtype:
     """The dtype of tensors made from Python floats (``oneflow.float32`` unless changed)."""
     return _default_dtype
 
 
-def set_default_dtype(d: "oneflow.dtype") -> None:
+def set_default_dtype(d: oneflow.dtype) -> None:
     """Sets the dtype used for Python floats; must be a floating point dtype."""
     global _default_dtype
     if not isinstance(d, oneflow.dtype) or not d.is_floating_point:
@@ -37,13 +38,13 @@ def is_tensor(obj: Any) -> builtins.bool:
     return isinstance(obj, oneflow.Tensor)
 
 
-def _device(device: DeviceLike) -> "oneflow.device":
+def _device(device: DeviceLike) -> oneflow.device:
     if device is None:
         return oneflow.device("cpu")
     return oneflow.device(device)
 
 
-def _finish(t: "oneflow.Tensor", requires_grad: builtins.bool) -> "oneflow.Tensor":
+def _finish(t: oneflow.Tensor, requires_grad: builtins.bool) -> oneflow.Tensor:
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -77,6 +78,42 @@ def _scalar_kind(x: Any) -> int:
     raise TypeError(f"tensor(): invalid data type '{type(x).__name__}'")
 
 
+def promote_types(a: oneflow.dtype, b: oneflow.dtype) -> oneflow.dtype:
+    """The dtype both ``a`` and ``b`` convert to, by PyTorch's rules.
+
+    A higher category (bool < integer < floating) wins; within integers, mixing
+    uint8 with a signed type needs a wider signed one; float16 with bfloat16
+    gives float32; otherwise the wider type wins.
+    """
+    if a == b:
+        return a
+
+    def category(d):
+        return 2 if d.is_floating_point else (0 if d == oneflow.bool else 1)
+
+    ca, cb = category(a), category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if {a, b} == {oneflow.float16, oneflow.bfloat16}:
+        return oneflow.float32
+    if oneflow.uint8 in (a, b):
+        other = b if a == oneflow.uint8 else a
+        return oneflow.int16 if other == oneflow.int8 else other
+    return a if a.itemsize >= b.itemsize else b
+
+
+def _scalar_dtype(x: Any) -> oneflow.dtype:
+    """The dtype PyTorch infers for one scalar: NumPy scalars keep theirs."""
+    if isinstance(x, np.generic):
+        name = "bool" if x.dtype == np.bool_ else x.dtype.name
+        d = _C.dtype_from_name(name)
+        if d is None:
+            raise TypeError(f"tensor(): can't convert np.{name} scalars; supported: bool, uint8, int8-int64, float16-float64")
+        return d
+    kind = _scalar_kind(x)
+    return {_BOOL: oneflow.bool, _INT: oneflow.int64, _FLOAT: get_default_dtype()}[kind]
+
+
 def _scan(data: Any, dim: int, shape: list, state: dict) -> Any:
     """Checks that nesting is rectangular, collecting the shape and the widest scalar kind.
 
@@ -99,35 +136,36 @@ def _scan(data: Any, dim: int, shape: list, state: dict) -> Any:
             raise ValueError(f"tensor(): too many dimensions 'str' (a string at dim {dim})")
         raise TypeError("tensor(): invalid data type 'str'")
     if not isinstance(data, (numbers.Real, np.bool_, np.number)):
-        raise RuntimeError(f"tensor(): Could not infer dtype of {type(data).__name__}")
+        raise RuntimeError(f"tensor(): Could not infer dtype of {type(data).__name__}")  # noqa: TRY004 (as PyTorch)
     if dim < len(shape):
         raise TypeError(f"tensor(): expected sequence of length {shape[dim]} at dim {dim} (got a number)")
     state["scalar_dim"] = dim
-    state["kind"] = max(state["kind"], _scalar_kind(data))
-    return data
+    d = _scalar_dtype(data)
+    state["dtype"] = d if state["dtype"] is None else promote_types(state["dtype"], d)
+    return data.item() if isinstance(data, np.generic) else data
 
 
 def _from_python(data: Any) -> tuple:
     shape: list = []
-    state = {"kind": _BOOL, "scalar_dim": None}
+    state = {"dtype": None, "scalar_dim": None}
     values = _scan(data, 0, shape, state)
-    # An empty list gives a float tensor, as in PyTorch.
-    kind = _FLOAT if 0 in shape else state["kind"]
-    carrier = {_BOOL: np.bool_, _INT: np.int64, _FLOAT: np.float64}[kind]
+    # An empty list gives a tensor of the default dtype, as in PyTorch.
+    natural = state["dtype"] if state["dtype"] is not None and 0 not in shape else get_default_dtype()
+    # Build exactly in the widest type of the dtype's category, then convert.
+    carrier = np.float64 if natural.is_floating_point else np.bool_ if natural == oneflow.bool else np.int64
     try:
         arr = np.array(values, dtype=carrier)
     except OverflowError as e:
         raise RuntimeError(f"tensor(): a value does not fit in int64 ({e})") from None
-    natural = {_BOOL: oneflow.bool, _INT: oneflow.int64, _FLOAT: get_default_dtype()}[kind]
     return arr.reshape(shape), natural
 
 
 def tensor(
     data: Any,
-    dtype: Optional["oneflow.dtype"] = None,
+    dtype: oneflow.dtype | None = None,
     device: DeviceLike = None,
     requires_grad: builtins.bool = False,
-) -> "oneflow.Tensor":
+) -> oneflow.Tensor:
     """Constructs a tensor by copying ``data`` (a scalar, nested sequences, an ndarray or a tensor).
 
     The dtype is inferred as in PyTorch: bools give ``oneflow.bool``, ints
@@ -155,7 +193,7 @@ def tensor(
     return _finish(out, requires_grad)
 
 
-def from_numpy(ndarray: np.ndarray) -> "oneflow.Tensor":
+def from_numpy(ndarray: np.ndarray) -> oneflow.Tensor:
     """A tensor sharing memory with ``ndarray``: writes to either are seen by both.
 
     Supported dtypes: float64, float32, float16, int64, int32, int16, int8, uint8, bool.
@@ -163,26 +201,26 @@ def from_numpy(ndarray: np.ndarray) -> "oneflow.Tensor":
     return _C.from_numpy(ndarray)
 
 
-def empty(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> "oneflow.Tensor":
+def empty(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> oneflow.Tensor:
     """An uninitialized tensor of the given size."""
     return _finish(_C.empty(_sizes(size, "empty"), dtype or get_default_dtype(), _device(device)), requires_grad)
 
 
-def full(size: Sequence[int], fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> "oneflow.Tensor":
+def full(size: Sequence[int], fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> oneflow.Tensor:
     """A tensor of ``size`` filled with ``fill_value``; the dtype follows the value's type."""
-    if dtype is None:
+    if dtype is None:  # a NumPy scalar counts as the Python number it holds here
         kind = _scalar_kind(fill_value)
         dtype = {_BOOL: oneflow.bool, _INT: oneflow.int64, _FLOAT: get_default_dtype()}[kind]
     t = _C.full(_sizes((size,), "full"), fill_value, dtype, _device(device))
     return _finish(t, requires_grad)
 
 
-def zeros(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> "oneflow.Tensor":
+def zeros(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> oneflow.Tensor:
     """A tensor of zeros, e.g. ``oneflow.zeros(2, 3)`` or ``oneflow.zeros((2, 3))``."""
     return _finish(_C.full(_sizes(size, "zeros"), 0, dtype or get_default_dtype(), _device(device)), requires_grad)
 
 
-def ones(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> "oneflow.Tensor":
+def ones(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> oneflow.Tensor:
     """A tensor of ones, e.g. ``oneflow.ones(2, 3)`` or ``oneflow.ones((2, 3))``."""
     return _finish(_C.full(_sizes(size, "ones"), 1, dtype or get_default_dtype(), _device(device)), requires_grad)
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import builtins
 
-import numpy as np
-
 import oneflow
 from oneflow import _tensor_str
 

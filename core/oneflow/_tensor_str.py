@@ -18,11 +18,11 @@ default print options:
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["format_values", "format_tensor"]
+__all__ = ["format_tensor", "format_values"]
 
 PRECISION = 4
 THRESHOLD = 1000
@@ -98,7 +98,7 @@ def _edges(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _visible(length: int, summarize: bool) -> list[Optional[int]]:
+def _visible(length: int, summarize: bool) -> list[int | None]:
     """Indices shown along one axis; ``None`` stands for the elided middle."""
     if summarize and length > 2 * EDGEITEMS:
         return [*range(EDGEITEMS), None, *range(length - EDGEITEMS, length)]
@@ -184,7 +184,7 @@ def format_tensor(
     array: np.ndarray,
     dtype_name: str,
     *,
-    shape: Optional[Sequence[int]] = None,
+    shape: Sequence[int] | None = None,
     suffixes: Sequence[str] = (),
 ) -> str:
     """The full ``repr`` of a tensor: ``tensor(<values>, <suffix>, ...)``.

@@ -36,6 +36,15 @@ def same(ours, theirs):
         -(2**63),
         2**62,
         [np.float32(1.5), 2],
+        np.float64(1.5),
+        np.int32(3),
+        np.bool_(True),
+        [np.float64(1.5)],
+        [np.int32(1), 2],
+        [np.int8(1), np.uint8(2)],
+        [np.float16(1), 2],
+        [np.float16(1), 2.5],
+        [np.int16(3), True],
     ],
     ids=repr,
 )
@@ -58,6 +67,18 @@ def test_tensor_with_explicit_dtype_converts_like_torch(dtype):
     if dtype == "uint8":
         data = [[0.0, 1.7, 2.5], [3.33, 100.9, 0.1]]  # negative float -> uint8 is undefined in C
     same(flow.tensor(data, dtype=getattr(flow, dtype)), torch.tensor(data, dtype=getattr(torch, dtype)))
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [(a, b) for a in ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+     for b in ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]],
+)
+def test_promote_types_matches_torch(a, b):
+    from oneflow._creation import promote_types
+
+    want = str(torch.promote_types(getattr(torch, a), getattr(torch, b))).replace("torch.", "oneflow.")
+    assert repr(promote_types(getattr(flow, a), getattr(flow, b))) == want
 
 
 def test_tensor_of_tensors_and_requires_grad():

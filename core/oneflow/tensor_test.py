@@ -308,3 +308,28 @@ def test_repr_matches_torch_with_dtype_always_shown(make):
 
 def test_repr_of_grad_tensor():
     assert repr(flow.tensor([1.0], requires_grad=True)) == "tensor([1.], dtype=oneflow.float32, requires_grad=True)"
+
+
+def test_views_keep_storage_alive_after_base_is_gone():
+    import gc
+
+    base = flow.arange(10, dtype=flow.float64)
+    view = base[2::3]
+    ptr = base._storage_ptr()
+    del base
+    gc.collect()
+    filler = [flow.ones(10, dtype=flow.float64) for _ in range(8)]  # would reuse freed memory
+    assert view._storage_ptr() == ptr
+    assert view.tolist() == [2.0, 5.0, 8.0]
+    assert all(f.tolist() == [1.0] * 10 for f in filler)
+
+
+def test_cpu_memory_is_64_byte_aligned():
+    for n in (1, 3, 17, 1000):
+        assert flow.empty(n, dtype=flow.int8).data_ptr() % 64 == 0
+
+
+def test_public_names_exist():
+    for name in flow.__all__:
+        assert getattr(flow, name) is not None, name
+    assert flow.Tensor.__module__ == "oneflow" and flow.Tensor is type(flow.zeros(1))

@@ -11,6 +11,6 @@ try:
 except ImportError as e:  # no oneflow, or one older than the plugin mechanism
     raise ImportError(f"flowvision needs the oneflow package; install a oneflow wheel first ({e})") from e
 
-from flowvision._version import ONEFLOW_REQUIREMENT, __version__
+from flowvision._version import ONEFLOW_REQUIREMENT, __version__  # noqa: F401 (public names)
 
 _check("flowvision", ONEFLOW_REQUIREMENT)

@@ -12,6 +12,6 @@ try:
 except ImportError as e:  # no oneflow, or one older than the plugin mechanism
     raise ImportError(f"libai needs the oneflow package; install a oneflow wheel first ({e})") from e
 
-from libai._version import ONEFLOW_REQUIREMENT, __version__
+from libai._version import ONEFLOW_REQUIREMENT, __version__  # noqa: F401 (public names)
 
 _check("libai", ONEFLOW_REQUIREMENT)

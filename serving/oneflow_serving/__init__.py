@@ -12,6 +12,6 @@ try:
 except ImportError as e:  # no oneflow, or one older than the plugin mechanism
     raise ImportError(f"oneflow-serving needs the oneflow package; install a oneflow wheel first ({e})") from e
 
-from oneflow_serving._version import ONEFLOW_REQUIREMENT, __version__
+from oneflow_serving._version import ONEFLOW_REQUIREMENT, __version__  # noqa: F401 (public names)
 
 _check("oneflow-serving", ONEFLOW_REQUIREMENT)

@@ -4,7 +4,6 @@
 """
 
 import numpy as np
-
 import oneflow as flow
 
 

@@ -13,7 +13,6 @@ import sys
 import tempfile
 
 import numpy
-
 from build import wheel_filename
 
 # Paths inside the runfiles tree (tests run from the workspace root there).
@@ -69,7 +68,7 @@ class FreshVenv:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH")}
         return subprocess.run(
             [self.python, "-I", "-c", code], capture_output=True, text=True,
-            cwd=self._tmp.name, env=env,
+            cwd=self._tmp.name, env=env, check=False,
         )
 
 

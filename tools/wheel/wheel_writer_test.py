@@ -6,9 +6,8 @@ import os
 import tempfile
 import zipfile
 
-import pytest
-
 import build
+import pytest
 import wheel_writer
 
 
@@ -53,9 +52,8 @@ def test_reproducible():
 
 
 def test_bad_version_is_rejected():
-    with tempfile.TemporaryDirectory() as tmp:
-        with pytest.raises(ValueError, match="VERSION"):
-            _write(tmp, {"demo/__init__.py": b""}, version="one")
+    with tempfile.TemporaryDirectory() as tmp, pytest.raises(ValueError, match="VERSION"):
+        _write(tmp, {"demo/__init__.py": b""}, version="one")
 
 
 def test_build_copies_wheels_under_their_names():

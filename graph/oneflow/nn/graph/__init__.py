@@ -12,6 +12,6 @@ try:
 except ImportError as e:  # no oneflow, or one older than the plugin mechanism
     raise ImportError(f"oneflow-graph needs the oneflow package; install a oneflow wheel first ({e})") from e
 
-from oneflow.nn.graph._version import ONEFLOW_REQUIREMENT, __version__
+from oneflow.nn.graph._version import ONEFLOW_REQUIREMENT, __version__  # noqa: F401 (public names)
 
 _check("oneflow-graph", ONEFLOW_REQUIREMENT)
