@@ -53,6 +53,7 @@ float64 = double = _C.dtype_from_name("float64")
 from oneflow import _tensor  # noqa: F401  (adds Python methods to Tensor)
 from oneflow._creation import (
     arange,
+    as_tensor,
     empty,
     empty_like,
     eye,
@@ -88,6 +89,7 @@ __all__ = [
     "Size",
     "Tensor",
     "arange",
+    "as_tensor",
     "bfloat16",
     "bool",
     "device",

@@ -201,6 +201,17 @@ def from_numpy(ndarray: np.ndarray) -> oneflow.Tensor:
     return _C.from_numpy(ndarray)
 
 
+def as_tensor(data: Any, dtype: oneflow.dtype | None = None, device: DeviceLike = None) -> oneflow.Tensor:
+    """Like :func:`tensor`, but shares memory when it can: a tensor or a NumPy array that
+    already has the requested dtype (and is on the requested device) is not copied."""
+    if isinstance(data, np.ndarray) and device in (None, "cpu"):
+        t = _C.from_numpy(data)
+        return t if dtype in (None, t.dtype) else t._to_dtype(dtype)
+    if isinstance(data, oneflow.Tensor):
+        return data.to(device=device, dtype=dtype) if (device, dtype) != (None, None) else data
+    return tensor(data, dtype=dtype, device=device)
+
+
 def empty(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> oneflow.Tensor:
     """An uninitialized tensor of the given size."""
     return _finish(_C.empty(_sizes(size, "empty"), dtype or get_default_dtype(), _device(device)), requires_grad)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 import oneflow
 from oneflow import _tensor_str
 
@@ -152,6 +154,29 @@ def _getitem(self, index):
     return out if out is not self else self.view(self.shape)
 
 
+def _setitem(self, index, value) -> None:
+    """``t[index] = value`` for basic indices: a number fills, a tensor is broadcast and copied."""
+    target = _getitem(self, index)
+    if isinstance(value, Tensor):
+        target.copy_(value._to_dtype(self.dtype))
+    elif isinstance(value, (builtins.bool, builtins.int, builtins.float, np.generic)):
+        target.fill_(value)
+    else:
+        raise TypeError(f"can't assign a {type(value).__name__} to a oneflow.Tensor")
+
+
+def _reduce(self):
+    """Pickles (and deep-copies) the values, dtype and requires_grad; never the memory address."""
+    values = self.detach()
+    if self.dtype == oneflow.bfloat16:
+        values = values._to_dtype(oneflow.float32)
+    return (_rebuild, (values.contiguous().numpy().copy(), self.dtype, self.requires_grad))
+
+
+def _rebuild(array, dtype, requires_grad):
+    return oneflow.tensor(array, dtype=dtype, requires_grad=requires_grad)
+
+
 def _make_cast(dtype_name: str):
     def cast(self):
         return self.to(getattr(oneflow, dtype_name))
@@ -174,6 +199,8 @@ def _install():
         "__index__": _index,
         "__array__": _array,
         "__getitem__": _getitem,
+        "__setitem__": _setitem,
+        "__reduce__": _reduce,
         "to": _to,
         "cpu": lambda self: self.to("cpu"),
         "cuda": lambda self, device=None: self.to(oneflow.device("cuda", device) if isinstance(device, builtins.int) else device or "cuda"),

@@ -333,3 +333,64 @@ def test_public_names_exist():
     for name in flow.__all__:
         assert getattr(flow, name) is not None, name
     assert flow.Tensor.__module__ == "oneflow" and flow.Tensor is type(flow.zeros(1))
+
+
+@pytest.mark.parametrize(
+    "index, value",
+    [
+        ((0,), 5.0),
+        ((slice(None), 1), -1),
+        ((Ellipsis, slice(0, None, 2)), np.float64(7.5)),
+        ((1, slice(1, 3)), "tensor"),
+        ((None, 2), True),
+    ],
+)
+def test_setitem_with_basic_indices_matches_torch(index, value):
+    ours, theirs = pair((3, 4))
+    if value == "tensor":
+        o_val, t_val = flow.tensor([10.5, 20.5]), torch.tensor([10.5, 20.5])
+    else:
+        o_val = t_val = value
+    ours[index] = o_val
+    theirs[index] = t_val
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert ours._version == 1
+
+
+def test_setitem_rejects_what_torch_rejects():
+    for value in ([1.0, 2.0], "x", None):
+        with pytest.raises(TypeError):
+            torch.zeros(2)[0] = value
+        with pytest.raises(TypeError, match="can't assign"):
+            flow.zeros(2)[0] = value
+
+
+def test_pickle_and_deepcopy_roundtrip():
+    import copy
+    import pickle
+
+    for t in (flow.arange(6, dtype=flow.float32).view(2, 3).T, flow.tensor([1.5], dtype=flow.bfloat16),
+              flow.tensor([1.0, 2.0], requires_grad=True)):
+        for back in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+            assert back.dtype == t.dtype and back.shape == t.shape and back.requires_grad == t.requires_grad
+            assert back.tolist() == t.tolist() and back.data_ptr() != t.data_ptr()
+
+
+def test_as_tensor_shares_memory_when_it_can():
+    a = np.arange(4, dtype=np.float32)
+    t = flow.as_tensor(a)
+    a[0] = 9
+    assert t[0].item() == 9
+    assert flow.as_tensor(t) is t
+    c = flow.as_tensor(a, dtype=flow.float64)
+    a[1] = 7
+    assert c[1].item() == 1 and c.dtype == flow.float64
+    assert flow.as_tensor([1, 2]).dtype == flow.int64
+
+
+def test_from_numpy_of_read_only_array_warns_like_torch():
+    a = np.arange(3.0)
+    a.setflags(write=False)
+    with pytest.warns(UserWarning, match="not writable"):
+        t = flow.from_numpy(a)
+    assert t.tolist() == [0.0, 1.0, 2.0]

@@ -115,6 +115,16 @@ TensorImplPtr FromNumpy(py::handle obj) {
     if (arr.shape(i) > 0) span += (arr.shape(i) - 1) * (bytes / itemsize);
   }
   if (empty) span = 0;
+  if (!arr.writeable()) {
+    // PyTorch shares the memory anyway and warns; so do we.
+    if (PyErr_WarnEx(PyExc_UserWarning,
+                     "The given NumPy array is not writable, and oneflow does not support "
+                     "non-writable tensors: writing to the tensor is undefined behavior. Copy the "
+                     "array (arr.copy()) or make it writable before from_numpy.",
+                     1) != 0) {
+      throw py::error_already_set();
+    }
+  }
   py::object keep = py::reinterpret_borrow<py::object>(obj);
   auto* holder = new py::object(std::move(keep));
   auto storage = Storage::Wrap(const_cast<void*>(arr.data()), static_cast<size_t>(span * itemsize),
