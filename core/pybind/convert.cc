@@ -88,7 +88,8 @@ DimVector ToIntList(py::handle seq, const char* op, const char* arg) {
 }
 
 DimVector ToIntList(const py::args& args, const char* op, const char* arg) {
-  if (args.size() == 1 && (py::isinstance<py::tuple>(args[0]) || py::isinstance<py::list>(args[0]))) {
+  if (args.size() == 1 &&
+      (py::isinstance<py::tuple>(args[0]) || py::isinstance<py::list>(args[0]))) {
     return ToIntList(static_cast<py::handle>(args[0]), op, arg);
   }
   return ToIntList(static_cast<py::handle>(args), op, arg);

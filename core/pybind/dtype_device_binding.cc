@@ -15,8 +15,10 @@ namespace {
 
 void BindDTypeAndDevice(py::module_& m) {
   py::class_<PyDType>(m, "dtype", "The element type of a tensor, e.g. oneflow.float32.")
-      .def("__repr__", [](const PyDType& d) { return std::string("oneflow.") + DTypeName(d.value); })
-      .def_property_readonly("is_floating_point", [](const PyDType& d) { return IsFloatingPoint(d.value); })
+      .def("__repr__",
+           [](const PyDType& d) { return std::string("oneflow.") + DTypeName(d.value); })
+      .def_property_readonly("is_floating_point",
+                             [](const PyDType& d) { return IsFloatingPoint(d.value); })
       .def_property_readonly("is_signed", [](const PyDType& d) { return IsSigned(d.value); })
       .def_property_readonly("itemsize", [](const PyDType& d) { return ItemSize(d.value); })
       .def_property_readonly("_name", [](const PyDType& d) { return DTypeName(d.value); })
@@ -44,31 +46,37 @@ A device on which a tensor lives: ``cpu`` or ``cuda`` with an optional index.
                if (index.is_none()) return Device::Parse(s);
                OF_CHECK(s.find(':') == std::string::npos, RuntimeError,
                         "device(): type (string) must not include an index because index was "
-                        "passed explicitly: ", s);
+                        "passed explicitly: ",
+                        s);
                return Device::Make(s, static_cast<int>(ToInt(index, "device", "index")));
              }
              return ToDevice(spec, "device", "type");
            }),
            py::arg("type"), py::arg("index") = py::none())
       .def_property_readonly("type", [](const Device& d) { return std::string(d.type_name()); })
-      .def_property_readonly("index", [](const Device& d) -> py::object {
-        if (d.index < 0) return py::none();
-        return py::int_(d.index);
-      })
+      .def_property_readonly("index",
+                             [](const Device& d) -> py::object {
+                               if (d.index < 0) return py::none();
+                               return py::int_(d.index);
+                             })
       .def("__str__", &Device::ToString)
-      .def("__repr__", [](const Device& d) {
-        std::string s = std::string("device(type='") + d.type_name() + "'";
-        if (d.index >= 0) s += ", index=" + std::to_string(d.index);
-        return s + ")";
-      })
-      .def("__eq__", [](const Device& a, py::object b) {
-        return py::isinstance<Device>(b) && a == b.cast<Device>();
-      })
-      .def("__hash__", [](const Device& d) {
-        return std::hash<int>()(static_cast<int>(d.type) * 1024 + d.index);
-      })
+      .def("__repr__",
+           [](const Device& d) {
+             std::string s = std::string("device(type='") + d.type_name() + "'";
+             if (d.index >= 0) s += ", index=" + std::to_string(d.index);
+             return s + ")";
+           })
+      .def("__eq__",
+           [](const Device& a, py::object b) {
+             return py::isinstance<Device>(b) && a == b.cast<Device>();
+           })
+      .def("__hash__",
+           [](const Device& d) {
+             return std::hash<int>()(static_cast<int>(d.type) * 1024 + d.index);
+           })
       .def("__reduce__", [](const Device& d) {
-        return py::make_tuple(py::module_::import("oneflow").attr("device"), py::make_tuple(d.ToString()));
+        return py::make_tuple(py::module_::import("oneflow").attr("device"),
+                              py::make_tuple(d.ToString()));
       });
 }
 

@@ -38,16 +38,26 @@ py::tuple MakeTuple(const DimVector& v) {
 
 const char* NumpyFormat(DType dtype) {
   switch (dtype) {
-    case DType::kBool: return "?";
-    case DType::kUInt8: return "B";
-    case DType::kInt8: return "b";
-    case DType::kInt16: return "h";
-    case DType::kInt32: return "i";
-    case DType::kInt64: return "q";
-    case DType::kFloat16: return "e";
-    case DType::kFloat32: return "f";
-    case DType::kFloat64: return "d";
-    case DType::kBFloat16: return nullptr;
+    case DType::kBool:
+      return "?";
+    case DType::kUInt8:
+      return "B";
+    case DType::kInt8:
+      return "b";
+    case DType::kInt16:
+      return "h";
+    case DType::kInt32:
+      return "i";
+    case DType::kInt64:
+      return "q";
+    case DType::kFloat16:
+      return "e";
+    case DType::kFloat32:
+      return "f";
+    case DType::kFloat64:
+      return "d";
+    case DType::kBFloat16:
+      return nullptr;
   }
   return nullptr;
 }
@@ -72,8 +82,9 @@ std::optional<DType> DTypeOfNumpy(const py::dtype& dt) {
 }
 
 py::array ToNumpy(const TensorImplPtr& t) {
-  OF_CHECK(t->device().type == DeviceType::kCPU, TypeError, "can't convert ", t->device().ToString(),
-           " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
+  OF_CHECK(
+      t->device().type == DeviceType::kCPU, TypeError, "can't convert ", t->device().ToString(),
+      " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   OF_CHECK(!t->requires_grad(), RuntimeError,
            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
   const char* format = NumpyFormat(t->dtype());
@@ -96,7 +107,8 @@ TensorImplPtr FromNumpy(py::handle obj) {
            ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
            "uint8, and bool.");
   OF_CHECK(arr.dtype().byteorder() != '>', ValueError,
-           "from_numpy(): the array is big-endian; convert it with arr.astype(arr.dtype.newbyteorder('='))");
+           "from_numpy(): the array is big-endian; convert it with "
+           "arr.astype(arr.dtype.newbyteorder('='))");
   const int64_t itemsize = ItemSize(*dtype);
   DimVector shape, stride;
   int64_t span = 1;  // elements from the first to one past the last
@@ -107,7 +119,8 @@ TensorImplPtr FromNumpy(py::handle obj) {
              "At least one stride in the given numpy array is negative, and tensors with negative "
              "strides are not currently supported. (You can probably work around this by making a "
              "copy of your array  with array.copy().)");
-    OF_CHECK(bytes % itemsize == 0, ValueError, "given numpy array strides not a multiple of the "
+    OF_CHECK(bytes % itemsize == 0, ValueError,
+             "given numpy array strides not a multiple of the "
              "element byte size. Copy the numpy array to reallocate the memory.");
     shape.push_back(arr.shape(i));
     stride.push_back(bytes / itemsize);
@@ -166,7 +179,8 @@ py::object Item(const TensorImplPtr& t) {
 }
 
 DimVector ParseDims(py::handle dim, const char* op) {
-  if (py::isinstance<py::tuple>(dim) || py::isinstance<py::list>(dim)) return ToIntList(dim, op, "dim");
+  if (py::isinstance<py::tuple>(dim) || py::isinstance<py::list>(dim))
+    return ToIntList(dim, op, "dim");
   return {ToInt(dim, op, "dim")};
 }
 
@@ -174,57 +188,92 @@ void BindTensor(py::module_& m) {
   py::class_<TensorImpl, TensorImplPtr> cls(m, "Tensor", py::dynamic_attr());
   cls.doc() = "A multi-dimensional array of one dtype on one device (see oneflow.tensor).";
   cls.def_property_readonly("shape", [](const TensorImplPtr& t) { return MakeSize(t->shape()); })
-      .def("size", [](const TensorImplPtr& t, py::object dim) -> py::object {
-             if (dim.is_none()) return MakeSize(t->shape());
-             if (t->ndim() == 0) OF_THROW(IndexError, "size(): dimension specified as ",
-                                          ToInt(dim, "size", "dim"), " but tensor has no dimensions");
-             return py::int_(t->shape()[WrapDim(ToInt(dim, "size", "dim"), t->ndim())]);
-           }, py::arg("dim") = py::none())
-      .def("stride", [](const TensorImplPtr& t, py::object dim) -> py::object {
-             if (dim.is_none()) return MakeTuple(t->stride());
-             if (t->ndim() == 0) OF_THROW(IndexError, "stride(): dimension specified as ",
-                                          ToInt(dim, "stride", "dim"), " but tensor has no dimensions");
-             return py::int_(t->stride()[WrapDim(ToInt(dim, "stride", "dim"), t->ndim())]);
-           }, py::arg("dim") = py::none())
-      .def_property_readonly("dtype", [](const TensorImplPtr& t) { return DTypeObject(t->dtype()); })
+      .def(
+          "size",
+          [](const TensorImplPtr& t, py::object dim) -> py::object {
+            if (dim.is_none()) return MakeSize(t->shape());
+            if (t->ndim() == 0)
+              OF_THROW(IndexError, "size(): dimension specified as ", ToInt(dim, "size", "dim"),
+                       " but tensor has no dimensions");
+            return py::int_(t->shape()[WrapDim(ToInt(dim, "size", "dim"), t->ndim())]);
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "stride",
+          [](const TensorImplPtr& t, py::object dim) -> py::object {
+            if (dim.is_none()) return MakeTuple(t->stride());
+            if (t->ndim() == 0)
+              OF_THROW(IndexError, "stride(): dimension specified as ", ToInt(dim, "stride", "dim"),
+                       " but tensor has no dimensions");
+            return py::int_(t->stride()[WrapDim(ToInt(dim, "stride", "dim"), t->ndim())]);
+          },
+          py::arg("dim") = py::none())
+      .def_property_readonly("dtype",
+                             [](const TensorImplPtr& t) { return DTypeObject(t->dtype()); })
       .def_property_readonly("device", [](const TensorImplPtr& t) { return t->device(); })
-      .def_property_readonly("is_cuda", [](const TensorImplPtr& t) { return t->device().type == DeviceType::kCUDA; })
+      .def_property_readonly(
+          "is_cuda", [](const TensorImplPtr& t) { return t->device().type == DeviceType::kCUDA; })
       .def_property_readonly("ndim", &TensorImpl::ndim)
       .def("dim", &TensorImpl::ndim)
       .def("numel", &TensorImpl::numel)
       .def("nelement", &TensorImpl::numel)
       .def("element_size", &TensorImpl::itemsize)
       .def("is_contiguous", &TensorImpl::is_contiguous)
-      .def("data_ptr", [](const TensorImplPtr& t) { return reinterpret_cast<uintptr_t>(t->data()); })
+      .def("data_ptr",
+           [](const TensorImplPtr& t) { return reinterpret_cast<uintptr_t>(t->data()); })
       .def("storage_offset", &TensorImpl::storage_offset)
-      .def("_storage_ptr", [](const TensorImplPtr& t) { return reinterpret_cast<uintptr_t>(t->storage()->data()); })
+      .def("_storage_ptr",
+           [](const TensorImplPtr& t) { return reinterpret_cast<uintptr_t>(t->storage()->data()); })
       .def_property_readonly("_version", &TensorImpl::version)
       .def_property("requires_grad", &TensorImpl::requires_grad, &TensorImpl::set_requires_grad)
-      .def("requires_grad_", [](const TensorImplPtr& t, bool r) { t->set_requires_grad(r); return t; },
-           py::arg("requires_grad") = true)
-      .def("detach", [](const TensorImplPtr& t) {
-        return t->AsStrided(t->shape(), t->stride(), t->storage_offset());
-      })
+      .def(
+          "requires_grad_",
+          [](const TensorImplPtr& t, bool r) {
+            t->set_requires_grad(r);
+            return t;
+          },
+          py::arg("requires_grad") = true)
+      .def("detach",
+           [](const TensorImplPtr& t) {
+             return t->AsStrided(t->shape(), t->stride(), t->storage_offset());
+           })
       .def("contiguous", [](const TensorImplPtr& t) { return Contiguous(t); })
       .def("clone", [](const TensorImplPtr& t) { return Clone(t); })
-      .def("_to_dtype", [](const TensorImplPtr& t, py::handle dtype, bool copy) {
-             return ToDType(t, ToDType(dtype, "to", "dtype"), copy);
-           }, py::arg("dtype"), py::arg("copy") = false)
-      .def("fill_", [](const TensorImplPtr& t, py::handle v) { Fill(t, ToScalar(v, "fill_", "value")); return t; })
-      .def("copy_", [](const TensorImplPtr& t, const TensorImplPtr& src) {
-        CopyInto(Expand(src, t->shape()), t);
-        return t;
-      })
-      .def("view", [](const TensorImplPtr& t, py::args shape) { return View(t, ToIntList(shape, "view", "size")); })
-      .def("reshape", [](const TensorImplPtr& t, py::args shape) { return Reshape(t, ToIntList(shape, "reshape", "shape")); })
+      .def(
+          "_to_dtype",
+          [](const TensorImplPtr& t, py::handle dtype, bool copy) {
+            return ToDType(t, ToDType(dtype, "to", "dtype"), copy);
+          },
+          py::arg("dtype"), py::arg("copy") = false)
+      .def("fill_",
+           [](const TensorImplPtr& t, py::handle v) {
+             Fill(t, ToScalar(v, "fill_", "value"));
+             return t;
+           })
+      .def("copy_",
+           [](const TensorImplPtr& t, const TensorImplPtr& src) {
+             CopyInto(Expand(src, t->shape()), t);
+             return t;
+           })
+      .def("view", [](const TensorImplPtr& t,
+                      py::args shape) { return View(t, ToIntList(shape, "view", "size")); })
+      .def("reshape",
+           [](const TensorImplPtr& t, py::args shape) {
+             return Reshape(t, ToIntList(shape, "reshape", "shape"));
+           })
       .def("transpose", &Transpose, py::arg("dim0"), py::arg("dim1"))
-      .def("permute", [](const TensorImplPtr& t, py::args dims) { return Permute(t, ToIntList(dims, "permute", "dims")); })
+      .def("permute", [](const TensorImplPtr& t,
+                         py::args dims) { return Permute(t, ToIntList(dims, "permute", "dims")); })
       .def("narrow", &Narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
-      .def("expand", [](const TensorImplPtr& t, py::args sizes) { return Expand(t, ToIntList(sizes, "expand", "size")); })
-      .def("squeeze", [](const TensorImplPtr& t, py::object dim) {
-             if (dim.is_none()) return Squeeze(t, std::nullopt);
-             return Squeeze(t, ParseDims(dim, "squeeze"));
-           }, py::arg("dim") = py::none())
+      .def("expand", [](const TensorImplPtr& t,
+                        py::args sizes) { return Expand(t, ToIntList(sizes, "expand", "size")); })
+      .def(
+          "squeeze",
+          [](const TensorImplPtr& t, py::object dim) {
+            if (dim.is_none()) return Squeeze(t, std::nullopt);
+            return Squeeze(t, ParseDims(dim, "squeeze"));
+          },
+          py::arg("dim") = py::none())
       .def("unsqueeze", &Unsqueeze, py::arg("dim"))
       .def("flatten", &Flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
       .def("select", &Select, py::arg("dim"), py::arg("index"))
@@ -242,19 +291,22 @@ void BindTensor(py::module_& m) {
     return Full(ToIntList(shape, "full", "size"), ToScalar(value, "full", "fill_value"),
                 ToDType(dtype, "full", "dtype"), ToDevice(device, "full", "device"));
   });
-  m.def("arange", [](py::handle start, py::handle end, py::handle step, py::handle dtype, py::handle device) {
-    return Arange(ToScalar(start, "arange", "start"), ToScalar(end, "arange", "end"),
-                  ToScalar(step, "arange", "step"), ToDType(dtype, "arange", "dtype"),
-                  ToDevice(device, "arange", "device"));
-  });
-  m.def("linspace", [](double start, double end, py::handle steps, py::handle dtype, py::handle device) {
-    return Linspace(start, end, ToInt(steps, "linspace", "steps"), ToDType(dtype, "linspace", "dtype"),
-                    ToDevice(device, "linspace", "device"));
+  m.def("arange",
+        [](py::handle start, py::handle end, py::handle step, py::handle dtype, py::handle device) {
+          return Arange(ToScalar(start, "arange", "start"), ToScalar(end, "arange", "end"),
+                        ToScalar(step, "arange", "step"), ToDType(dtype, "arange", "dtype"),
+                        ToDevice(device, "arange", "device"));
+        });
+  m.def("linspace", [](double start, double end, py::handle steps, py::handle dtype,
+                       py::handle device) {
+    return Linspace(start, end, ToInt(steps, "linspace", "steps"),
+                    ToDType(dtype, "linspace", "dtype"), ToDevice(device, "linspace", "device"));
   });
   m.def("eye", [](py::handle n, py::handle m_, py::handle dtype, py::handle device) {
     std::optional<int64_t> cols;
     if (!m_.is_none()) cols = ToInt(m_, "eye", "m");
-    return Eye(ToInt(n, "eye", "n"), cols, ToDType(dtype, "eye", "dtype"), ToDevice(device, "eye", "device"));
+    return Eye(ToInt(n, "eye", "n"), cols, ToDType(dtype, "eye", "dtype"),
+               ToDevice(device, "eye", "device"));
   });
 }
 

@@ -28,23 +28,23 @@ inline constexpr int kNumDTypes = 10;
 
 // Applies macro `_` to (C++ type, DType enumerator) for every dtype.
 // Kept in sync with enum class DType.
-#define OF_FOR_EACH_DTYPE(_)                \
-  _(bool, ::oneflow::DType::kBool)          \
-  _(uint8_t, ::oneflow::DType::kUInt8)      \
-  _(int8_t, ::oneflow::DType::kInt8)        \
-  _(int16_t, ::oneflow::DType::kInt16)      \
-  _(int32_t, ::oneflow::DType::kInt32)      \
-  _(int64_t, ::oneflow::DType::kInt64)      \
-  _(::oneflow::Half, ::oneflow::DType::kFloat16) \
+#define OF_FOR_EACH_DTYPE(_)                          \
+  _(bool, ::oneflow::DType::kBool)                    \
+  _(uint8_t, ::oneflow::DType::kUInt8)                \
+  _(int8_t, ::oneflow::DType::kInt8)                  \
+  _(int16_t, ::oneflow::DType::kInt16)                \
+  _(int32_t, ::oneflow::DType::kInt32)                \
+  _(int64_t, ::oneflow::DType::kInt64)                \
+  _(::oneflow::Half, ::oneflow::DType::kFloat16)      \
   _(::oneflow::BFloat16, ::oneflow::DType::kBFloat16) \
-  _(float, ::oneflow::DType::kFloat32)      \
+  _(float, ::oneflow::DType::kFloat32)                \
   _(double, ::oneflow::DType::kFloat64)
 
 template <typename T>
 struct DTypeOf;
-#define OF_DEFINE_DTYPE_OF(cpp, dt) \
-  template <>                       \
-  struct DTypeOf<cpp> {             \
+#define OF_DEFINE_DTYPE_OF(cpp, dt)    \
+  template <>                          \
+  struct DTypeOf<cpp> {                \
     static constexpr DType value = dt; \
   };
 OF_FOR_EACH_DTYPE(OF_DEFINE_DTYPE_OF)

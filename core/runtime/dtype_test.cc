@@ -1,9 +1,9 @@
 #include "core/runtime/dtype.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
-
-#include <gtest/gtest.h>
 
 namespace oneflow {
 namespace {
@@ -48,7 +48,7 @@ TEST(HalfTest, RoundsToNearestEven) {
 
 TEST(BFloat16Test, RoundsToNearestEven) {
   EXPECT_EQ(static_cast<float>(BFloat16(1.0f)), 1.0f);
-  EXPECT_EQ(static_cast<float>(BFloat16(1.0f + 1.0f / 256)), 1.0f);            // tie -> even
+  EXPECT_EQ(static_cast<float>(BFloat16(1.0f + 1.0f / 256)), 1.0f);              // tie -> even
   EXPECT_EQ(static_cast<float>(BFloat16(1.0f + 3.0f / 256)), 1.0f + 1.0f / 64);  // tie -> even
   EXPECT_EQ(static_cast<float>(BFloat16(3.140625f)), 3.140625f);
   EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(std::nanf("")))));

@@ -50,11 +50,11 @@ std::string StrCat(Args&&... args) {
 #define OF_THROW(kind, ...) throw ::oneflow::kind(::oneflow::StrCat(__VA_ARGS__))
 
 // OF_CHECK(cond, kind, message...) throws `kind` when `cond` is false.
-#define OF_CHECK(cond, kind, ...) \
-  do {                            \
-    if (!(cond)) {                \
+#define OF_CHECK(cond, kind, ...)  \
+  do {                             \
+    if (!(cond)) {                 \
       OF_THROW(kind, __VA_ARGS__); \
-    }                             \
+    }                              \
   } while (0)
 
 }  // namespace oneflow

@@ -39,14 +39,14 @@ struct BFloat16 {
 struct Half {
   uint16_t bits = 0;
   Half() = default;
-  Half(float f) { bits = FromFloat(f); }                // NOLINT
-  operator float() const { return ToFloat(bits); }     // NOLINT
+  Half(float f) { bits = FromFloat(f); }            // NOLINT
+  operator float() const { return ToFloat(bits); }  // NOLINT
 
   static uint16_t FromFloat(float f) {
     uint32_t u = FloatBits(f);
     uint32_t sign = (u >> 16) & 0x8000u;
     uint32_t abs = u & 0x7fffffffu;
-    if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+    if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
     if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf
     if (abs < 0x38800000u) {
       // Subnormal half (or zero): add a magic number so the FPU rounds to nearest even.

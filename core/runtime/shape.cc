@@ -112,7 +112,8 @@ std::optional<DimVector> ComputeViewStrides(const DimVector& old_shape, const Di
   int64_t view_numel = 1;
   for (int64_t d = static_cast<int64_t>(old_shape.size()) - 1; d >= 0; --d) {
     tensor_numel *= old_shape[d];
-    bool chunk_ends = d == 0 || (old_shape[d - 1] != 1 && old_stride[d - 1] != tensor_numel * chunk_base_stride);
+    bool chunk_ends =
+        d == 0 || (old_shape[d - 1] != 1 && old_stride[d - 1] != tensor_numel * chunk_base_stride);
     if (!chunk_ends) continue;
     while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
       new_stride[view_d] = view_numel * chunk_base_stride;

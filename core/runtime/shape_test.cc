@@ -21,10 +21,10 @@ TEST(ShapeTest, NumelAndContiguousStrides) {
 TEST(ShapeTest, Contiguity) {
   EXPECT_TRUE(IsContiguous({2, 3}, {3, 1}));
   EXPECT_FALSE(IsContiguous({2, 3}, {1, 2}));
-  EXPECT_TRUE(IsContiguous({2, 1, 3}, {3, 100, 1}));  // size-1 dims may have any stride
-  EXPECT_TRUE(IsContiguous({0, 3}, {7, 9}));          // empty tensors are contiguous
-  EXPECT_FALSE(IsContiguous({2, 3}, {6, 2}));          // every other element
-  EXPECT_TRUE(IsNonOverlappingAndDense({2, 3}, {1, 2}));  // a transpose
+  EXPECT_TRUE(IsContiguous({2, 1, 3}, {3, 100, 1}));       // size-1 dims may have any stride
+  EXPECT_TRUE(IsContiguous({0, 3}, {7, 9}));               // empty tensors are contiguous
+  EXPECT_FALSE(IsContiguous({2, 3}, {6, 2}));              // every other element
+  EXPECT_TRUE(IsNonOverlappingAndDense({2, 3}, {1, 2}));   // a transpose
   EXPECT_FALSE(IsNonOverlappingAndDense({2, 3}, {0, 1}));  // an expand overlaps
   EXPECT_FALSE(IsNonOverlappingAndDense({2, 3}, {6, 2}));  // a strided slice has holes
   EXPECT_EQ(StrideOrder({2, 3, 4}, {1, 8, 2}), (std::vector<int>{1, 2, 0}));
@@ -40,7 +40,8 @@ TEST(ShapeTest, WrapDim) {
     WrapDim(2, 2);
     FAIL();
   } catch (const IndexError& e) {
-    EXPECT_STREQ(e.what(), "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    EXPECT_STREQ(e.what(),
+                 "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
   }
 }
 

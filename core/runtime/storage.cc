@@ -7,9 +7,9 @@ namespace oneflow {
 std::shared_ptr<Storage> Storage::Allocate(size_t nbytes, Device device) {
   Allocator* allocator = GetAllocator(device.type);
   void* data = allocator->Allocate(nbytes, device.index);
-  return std::shared_ptr<Storage>(new Storage(data, nbytes, device, [allocator, data, nbytes, device] {
-    allocator->Deallocate(data, nbytes, device.index);
-  }));
+  return std::shared_ptr<Storage>(new Storage(
+      data, nbytes, device,
+      [allocator, data, nbytes, device] { allocator->Deallocate(data, nbytes, device.index); }));
 }
 
 std::shared_ptr<Storage> Storage::Wrap(void* data, size_t nbytes, Device device,

@@ -41,8 +41,9 @@ std::shared_ptr<TensorImpl> TensorImpl::Empty(const DimVector& shape, DType dtyp
   return EmptyStrided(shape, ContiguousStrides(shape), dtype, device);
 }
 
-std::shared_ptr<TensorImpl> TensorImpl::EmptyStrided(const DimVector& shape, const DimVector& stride,
-                                                     DType dtype, Device device) {
+std::shared_ptr<TensorImpl> TensorImpl::EmptyStrided(const DimVector& shape,
+                                                     const DimVector& stride, DType dtype,
+                                                     Device device) {
   int64_t numel = Numel(shape);
   OF_CHECK(shape.size() == stride.size() && IsNonOverlappingAndDense(shape, stride), RuntimeError,
            "empty_strided: strides ", ShapeToString(stride), " are not dense for shape ",
@@ -53,8 +54,9 @@ std::shared_ptr<TensorImpl> TensorImpl::EmptyStrided(const DimVector& shape, con
                                                     std::make_shared<VersionCounter>()));
 }
 
-std::shared_ptr<TensorImpl> TensorImpl::FromStorage(std::shared_ptr<Storage> storage, int64_t offset,
-                                                    DimVector shape, DimVector stride, DType dtype) {
+std::shared_ptr<TensorImpl> TensorImpl::FromStorage(std::shared_ptr<Storage> storage,
+                                                    int64_t offset, DimVector shape,
+                                                    DimVector stride, DType dtype) {
   CheckInBounds(*storage, offset, shape, stride, dtype);
   return std::shared_ptr<TensorImpl>(new TensorImpl(std::move(storage), offset, std::move(shape),
                                                     std::move(stride), dtype,

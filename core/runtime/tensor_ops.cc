@@ -35,7 +35,8 @@ TensorImplPtr ToDType(const TensorImplPtr& t, DType dtype, bool copy) {
 
 void CopyInto(const TensorImplPtr& src, const TensorImplPtr& dst) {
   OF_CHECK(src->shape() == dst->shape(), RuntimeError, "copy_(): shape of source ",
-           ShapeToString(src->shape()), " does not match destination ", ShapeToString(dst->shape()));
+           ShapeToString(src->shape()), " does not match destination ",
+           ShapeToString(dst->shape()));
   OF_CHECK(src->device() == dst->device(), RuntimeError, "copy_(): cross-device copy from ",
            src->device().ToString(), " to ", dst->device().ToString(), " is not supported yet");
   GetDeviceKernels(dst->device().type).copy(*src, *dst);

@@ -11,8 +11,8 @@ TensorImplPtr View(const TensorImplPtr& t, const DimVector& shape) {
   DimVector new_shape = InferSize(shape, t->numel(), "view");
   auto stride = ComputeViewStrides(t->shape(), t->stride(), new_shape);
   OF_CHECK(stride.has_value(), RuntimeError, "view(): size ", ShapeToString(new_shape),
-           " is not compatible with input tensor's size ", ShapeToString(t->shape()), " and stride ",
-           ShapeToString(t->stride()),
+           " is not compatible with input tensor's size ", ShapeToString(t->shape()),
+           " and stride ", ShapeToString(t->stride()),
            " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) "
            "instead.");
   return t->AsStrided(new_shape, *stride, t->storage_offset());
@@ -61,8 +61,8 @@ TensorImplPtr Narrow(const TensorImplPtr& t, int64_t dim, int64_t start, int64_t
   dim = WrapDim(dim, t->ndim());
   int64_t size = t->shape()[dim];
   OF_CHECK(start >= -size && start <= size, IndexError, "narrow(): start (", start,
-           ") out of range for dimension ", dim, " of size ", size, " (expected to be in range of [",
-           -size, ", ", size, "])");
+           ") out of range for dimension ", dim, " of size ", size,
+           " (expected to be in range of [", -size, ", ", size, "])");
   if (start < 0) start += size;
   OF_CHECK(length >= 0 && start + length <= size, RuntimeError, "narrow(): start (", start,
            ") + length (", length, ") exceeds dimension size (", size, ").");
@@ -76,7 +76,8 @@ TensorImplPtr Expand(const TensorImplPtr& t, const DimVector& sizes) {
   OF_CHECK(n >= t->ndim(), RuntimeError, "expand(oneflow.", DTypeName(t->dtype()), "{",
            ShapeToString(t->shape()), "}, size=", ShapeToString(sizes),
            "): the number of sizes provided (", n,
-           ") must be greater or equal to the number of dimensions in the tensor (", t->ndim(), ")");
+           ") must be greater or equal to the number of dimensions in the tensor (", t->ndim(),
+           ")");
   DimVector shape(n), stride(n);
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t src = i - (n - t->ndim());
@@ -92,8 +93,8 @@ TensorImplPtr Expand(const TensorImplPtr& t, const DimVector& sizes) {
     if (want == -1) want = have;
     OF_CHECK(have == want || have == 1, RuntimeError, "The expanded size of the tensor (", want,
              ") must match the existing size (", have, ") at non-singleton dimension ", i,
-             ".  Target sizes: ", ShapeToString(sizes), ".  Tensor sizes: ",
-             ShapeToString(t->shape()));
+             ".  Target sizes: ", ShapeToString(sizes),
+             ".  Tensor sizes: ", ShapeToString(t->shape()));
     OF_CHECK(want >= 0, RuntimeError, "expand(): invalid size ", want, " at dimension ", i);
     shape[i] = want;
     stride[i] = have == want ? t->stride()[src] : 0;

@@ -10,8 +10,8 @@ namespace {
 
 // A contiguous float32 tensor holding 0, 1, 2, ... in row-major order.
 TensorImplPtr Iota(const DimVector& shape) {
-  auto t = Arange(Scalar::Int(0), Scalar::Int(Numel(shape)), Scalar::Int(1), DType::kFloat32,
-                  Device{});
+  auto t =
+      Arange(Scalar::Int(0), Scalar::Int(Numel(shape)), Scalar::Int(1), DType::kFloat32, Device{});
   return View(t, shape);
 }
 

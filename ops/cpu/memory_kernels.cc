@@ -110,9 +110,9 @@ CopyFn SelectCopyTo(DType to) {
 void CpuCopy(const TensorImpl& src, TensorImpl& dst) {
   CopyFn fn = nullptr;
   switch (src.dtype()) {
-#define OF_CASE(cpp, dt)                   \
-  case dt:                                 \
-    fn = SelectCopyTo<cpp>(dst.dtype());   \
+#define OF_CASE(cpp, dt)                 \
+  case dt:                               \
+    fn = SelectCopyTo<cpp>(dst.dtype()); \
     break;
     OF_FOR_EACH_DTYPE(OF_CASE)
 #undef OF_CASE
@@ -123,9 +123,9 @@ void CpuCopy(const TensorImpl& src, TensorImpl& dst) {
 
 template <typename T>
 void FillTyped(TensorImpl& dst, const Scalar& value) {
-  T v = value.kind == Scalar::Kind::kFloat ? Convert<T>(value.d)
+  T v = value.kind == Scalar::Kind::kFloat  ? Convert<T>(value.d)
         : value.kind == Scalar::Kind::kBool ? Convert<T>(value.b)
-                                             : Convert<T>(value.i);
+                                            : Convert<T>(value.i);
   T* d = reinterpret_cast<T*>(dst.data());
   ForEachRow(dst.shape(), dst.stride(), dst.stride(),
              [&](int64_t oa, int64_t, int64_t n, int64_t sa, int64_t) {
@@ -135,9 +135,9 @@ void FillTyped(TensorImpl& dst, const Scalar& value) {
 
 void CpuFill(TensorImpl& dst, const Scalar& value) {
   switch (dst.dtype()) {
-#define OF_CASE(cpp, dt)          \
-  case dt:                        \
-    FillTyped<cpp>(dst, value);   \
+#define OF_CASE(cpp, dt)        \
+  case dt:                      \
+    FillTyped<cpp>(dst, value); \
     break;
     OF_FOR_EACH_DTYPE(OF_CASE)
 #undef OF_CASE
@@ -162,9 +162,9 @@ void ArangeTyped(TensorImpl& dst, const Scalar& start, const Scalar& step) {
 
 void CpuArange(TensorImpl& dst, const Scalar& start, const Scalar& step) {
   switch (dst.dtype()) {
-#define OF_CASE(cpp, dt)                     \
-  case dt:                                   \
-    ArangeTyped<cpp>(dst, start, step);      \
+#define OF_CASE(cpp, dt)                \
+  case dt:                              \
+    ArangeTyped<cpp>(dst, start, step); \
     break;
     OF_FOR_EACH_DTYPE(OF_CASE)
 #undef OF_CASE
@@ -192,9 +192,9 @@ void LinspaceTyped(TensorImpl& dst, double start, double end) {
 
 void CpuLinspace(TensorImpl& dst, double start, double end) {
   switch (dst.dtype()) {
-#define OF_CASE(cpp, dt)                     \
-  case dt:                                   \
-    LinspaceTyped<cpp>(dst, start, end);     \
+#define OF_CASE(cpp, dt)                 \
+  case dt:                               \
+    LinspaceTyped<cpp>(dst, start, end); \
     break;
     OF_FOR_EACH_DTYPE(OF_CASE)
 #undef OF_CASE

@@ -1,6 +1,6 @@
-#include <vector>
-
 #include <gtest/gtest.h>
+
+#include <vector>
 
 #ifdef OF_WITH_CUDA
 #include "ops/cuda/fill_kernel.h"

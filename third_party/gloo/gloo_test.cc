@@ -3,11 +3,10 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/hash_store.h>
 #include <gloo/transport/tcp/device.h>
+#include <gtest/gtest.h>
 
 #include <memory>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace {
 
@@ -25,8 +24,8 @@ TEST(GlooTest, StoreAndSingleRankAllreduce) {
   std::vector<float> data = {1.0f, 2.0f, 3.0f};
   gloo::AllreduceOptions opts(context);
   opts.setOutput(data.data(), data.size());
-  opts.setReduceFunction(static_cast<void (*)(void*, const void*, const void*, size_t)>(
-      &gloo::sum<float>));
+  opts.setReduceFunction(
+      static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
   gloo::allreduce(opts);
   EXPECT_EQ(data, (std::vector<float>{1.0f, 2.0f, 3.0f}));
   EXPECT_EQ(context->size, 1);

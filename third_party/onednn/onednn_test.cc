@@ -1,8 +1,7 @@
-#include <dnnl.hpp>
-
-#include <vector>
-
 #include <gtest/gtest.h>
+
+#include <dnnl.hpp>
+#include <vector>
 
 namespace {
 
