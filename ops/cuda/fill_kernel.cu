@@ -26,7 +26,8 @@ std::string FillOnDevice(float* host, int64_t n, float value) {
   cudaError_t err = cudaMalloc(&dev, n * sizeof(float));
   if (err != cudaSuccess) return cudaGetErrorString(err);
   int blocks = static_cast<int>((n + 255) / 256);
-  FillKernel < < <blocks> 1024 ? 1024 : blocks, 256 >>> (dev, n, value);
+  const int grid = blocks < 1024 ? blocks : 1024;
+  FillKernel<<<grid, 256>>>(dev, n, value);
   err = cudaMemcpy(host, dev, n * sizeof(float), cudaMemcpyDeviceToHost);
   cudaFree(dev);
   return err == cudaSuccess ? "" : cudaGetErrorString(err);
