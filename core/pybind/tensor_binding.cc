@@ -168,14 +168,9 @@ py::object Item(const TensorImplPtr& t) {
            " elements cannot be converted to Scalar");
   OF_CHECK(t->device().type == DeviceType::kCPU, RuntimeError,
            "item(): only CPU tensors are supported in this build");
-  switch (t->dtype()) {
-#define OF_CASE(cpp, dt) \
-  case dt:               \
-    return ScalarToPython<cpp>(t->data());
-    OF_FOR_EACH_DTYPE(OF_CASE)
-#undef OF_CASE
-  }
-  return py::none();
+  return DispatchDType(t->dtype(), [&](auto tag) {
+    return ScalarToPython<typename decltype(tag)::type>(t->data());
+  });
 }
 
 DimVector ParseDims(py::handle dim, const char* op) {

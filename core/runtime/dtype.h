@@ -50,6 +50,26 @@ struct DTypeOf;
 OF_FOR_EACH_DTYPE(OF_DEFINE_DTYPE_OF)
 #undef OF_DEFINE_DTYPE_OF
 
+// A type carried as a value: DispatchDType passes TypeTag<T>{} to its callback.
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls fn(TypeTag<T>{}) with the C++ type T of `dtype` and returns its result:
+//   DispatchDType(dtype, [&](auto tag) { using T = typename decltype(tag)::type; ... });
+template <typename Fn>
+decltype(auto) DispatchDType(DType dtype, Fn&& fn) {
+  switch (dtype) {
+#define OF_DISPATCH_CASE(cpp, dt) \
+  case dt:                        \
+    return fn(TypeTag<cpp>{});
+    OF_FOR_EACH_DTYPE(OF_DISPATCH_CASE)
+#undef OF_DISPATCH_CASE
+  }
+  return fn(TypeTag<float>{});  // unreachable: every enumerator has a case
+}
+
 // Bytes per element.
 int64_t ItemSize(DType dtype);
 // The canonical name without prefix: "float32", "int64", "bool", ...

@@ -93,32 +93,12 @@ void CopyTyped(const TensorImpl& src, TensorImpl& dst) {
              });
 }
 
-using CopyFn = void (*)(const TensorImpl&, TensorImpl&);
-
-template <typename From>
-CopyFn SelectCopyTo(DType to) {
-  switch (to) {
-#define OF_CASE(cpp, dt) \
-  case dt:               \
-    return &CopyTyped<From, cpp>;
-    OF_FOR_EACH_DTYPE(OF_CASE)
-#undef OF_CASE
-  }
-  return nullptr;
-}
-
 void CpuCopy(const TensorImpl& src, TensorImpl& dst) {
-  CopyFn fn = nullptr;
-  switch (src.dtype()) {
-#define OF_CASE(cpp, dt)                 \
-  case dt:                               \
-    fn = SelectCopyTo<cpp>(dst.dtype()); \
-    break;
-    OF_FOR_EACH_DTYPE(OF_CASE)
-#undef OF_CASE
-  }
-  OF_CHECK(fn != nullptr, RuntimeError, "copy: unsupported dtype pair");
-  fn(src, dst);
+  DispatchDType(src.dtype(), [&](auto from) {
+    DispatchDType(dst.dtype(), [&](auto to) {
+      CopyTyped<typename decltype(from)::type, typename decltype(to)::type>(src, dst);
+    });
+  });
 }
 
 template <typename T>
@@ -134,14 +114,7 @@ void FillTyped(TensorImpl& dst, const Scalar& value) {
 }
 
 void CpuFill(TensorImpl& dst, const Scalar& value) {
-  switch (dst.dtype()) {
-#define OF_CASE(cpp, dt)        \
-  case dt:                      \
-    FillTyped<cpp>(dst, value); \
-    break;
-    OF_FOR_EACH_DTYPE(OF_CASE)
-#undef OF_CASE
-  }
+  DispatchDType(dst.dtype(), [&](auto t) { FillTyped<typename decltype(t)::type>(dst, value); });
 }
 
 template <typename T>
@@ -161,14 +134,8 @@ void ArangeTyped(TensorImpl& dst, const Scalar& start, const Scalar& step) {
 }
 
 void CpuArange(TensorImpl& dst, const Scalar& start, const Scalar& step) {
-  switch (dst.dtype()) {
-#define OF_CASE(cpp, dt)                \
-  case dt:                              \
-    ArangeTyped<cpp>(dst, start, step); \
-    break;
-    OF_FOR_EACH_DTYPE(OF_CASE)
-#undef OF_CASE
-  }
+  DispatchDType(dst.dtype(),
+                [&](auto t) { ArangeTyped<typename decltype(t)::type>(dst, start, step); });
 }
 
 template <typename T>
@@ -191,14 +158,8 @@ void LinspaceTyped(TensorImpl& dst, double start, double end) {
 }
 
 void CpuLinspace(TensorImpl& dst, double start, double end) {
-  switch (dst.dtype()) {
-#define OF_CASE(cpp, dt)                 \
-  case dt:                               \
-    LinspaceTyped<cpp>(dst, start, end); \
-    break;
-    OF_FOR_EACH_DTYPE(OF_CASE)
-#undef OF_CASE
-  }
+  DispatchDType(dst.dtype(),
+                [&](auto t) { LinspaceTyped<typename decltype(t)::type>(dst, start, end); });
 }
 
 const DeviceKernels kCpuKernels = {&CpuCopy, &CpuFill, &CpuArange, &CpuLinspace};
