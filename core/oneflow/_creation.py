@@ -239,31 +239,30 @@ def ones(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.b
 def _like(input, dtype, device):
     if not isinstance(input, oneflow.Tensor):
         raise TypeError(f"argument 'input' must be Tensor, not {type(input).__name__}")
-    return input.shape, dtype or input.dtype, _device(device) if device is not None else input.device
+    return input, dtype or input.dtype, _device(device) if device is not None else input.device
 
 
 def empty_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
-    """An uninitialized tensor with the shape (and by default dtype and device) of ``input``."""
-    shape, dtype, device = _like(input, dtype, device)
-    return _finish(_C.empty(shape, dtype, device), requires_grad)
+    """An uninitialized tensor laid out like ``input`` (and by default of its dtype and device)."""
+    return _finish(_C.empty_like(*_like(input, dtype, device)), requires_grad)
 
 
 def zeros_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
-    """Zeros with the shape (and by default dtype and device) of ``input``."""
-    shape, dtype, device = _like(input, dtype, device)
-    return _finish(_C.full(shape, 0, dtype, device), requires_grad)
+    """Zeros laid out like ``input`` (and by default of its dtype and device)."""
+    t, dtype, device = _like(input, dtype, device)
+    return _finish(_C.full_like(t, 0, dtype, device), requires_grad)
 
 
 def ones_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
-    """Ones with the shape (and by default dtype and device) of ``input``."""
-    shape, dtype, device = _like(input, dtype, device)
-    return _finish(_C.full(shape, 1, dtype, device), requires_grad)
+    """Ones laid out like ``input`` (and by default of its dtype and device)."""
+    t, dtype, device = _like(input, dtype, device)
+    return _finish(_C.full_like(t, 1, dtype, device), requires_grad)
 
 
 def full_like(input, fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
-    """``fill_value`` everywhere, with the shape (and by default dtype and device) of ``input``."""
-    shape, dtype, device = _like(input, dtype, device)
-    return _finish(_C.full(shape, fill_value, dtype, device), requires_grad)
+    """``fill_value`` everywhere, laid out like ``input`` (and by default of its dtype and device)."""
+    t, dtype, device = _like(input, dtype, device)
+    return _finish(_C.full_like(t, fill_value, dtype, device), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):

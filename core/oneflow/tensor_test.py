@@ -102,6 +102,53 @@ def test_random_view_chains_match_torch(seed):
             perm = [int(x) for x in rng.permutation(nd)]
             ours, theirs = ours.permute(*perm), theirs.permute(*perm)
         same_view(ours, theirs, base_o, base_t)
+        # The strided copy kernel on whatever layout the chain produced.
+        np.testing.assert_array_equal(ours.contiguous().numpy(), theirs.contiguous().numpy())
+        assert ours.clone().stride() == theirs.clone().stride()
+        np.testing.assert_array_equal(ours.to(flow.float16).numpy(), theirs.to(torch.float16).numpy())
+
+
+_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("src", _DTYPES)
+@pytest.mark.parametrize("dst", _DTYPES)
+def test_every_dtype_pair_converts_like_torch_on_strided_input(src, dst):
+    values = np.array([[0.0, 0.4, 1.0, 1.5], [2.5, 7.75, 100.0, 127.9], [0.0, 3.0, 65.5, 99.99]])
+    t_src = torch.tensor(values).to(getattr(torch, src)).T  # non-contiguous
+    o_src = flow.tensor(values).to(getattr(flow, src)).T
+    theirs = t_src.to(getattr(torch, dst))
+    ours = o_src.to(getattr(flow, dst))
+    assert ours.stride() == theirs.stride() and ours.shape == (4, 3)
+    o = ours.float().numpy() if dst == "bfloat16" else ours.numpy()
+    t = theirs.float().numpy() if dst == "bfloat16" else theirs.numpy()
+    np.testing.assert_array_equal(o, t)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_new_memory_is_laid_out_like_torch(seed):
+    """clone, to(dtype) and the *_like functions keep the input's layout as torch does."""
+    rng = np.random.default_rng(seed)
+    nd = int(rng.integers(1, 5))
+    shape = tuple(int(s) for s in rng.integers(1, 4, size=nd))
+    ours, theirs = pair(shape)
+    perm = [int(x) for x in rng.permutation(nd)]
+    ours, theirs = ours.permute(*perm), theirs.permute(*perm)
+    d = int(rng.integers(nd))
+    step = int(rng.integers(1, 3))
+    idx = (slice(None),) * d + (slice(None, None, step),)
+    ours, theirs = ours[idx], theirs[idx]
+    if rng.integers(2):
+        e = int(rng.integers(nd))
+        if ours.shape[e] == 1:
+            size = list(ours.shape)
+            size[e] = 3
+            ours, theirs = ours.expand(*size), theirs.expand(*size)
+    for fn in (lambda t: t.clone(), lambda t: t.double(), lambda t: t.int() if t.dtype != t.int().dtype else t.long()):
+        assert fn(ours).stride() == fn(theirs).stride(), (ours.shape, ours.stride())
+    for name in ("zeros_like", "ones_like", "empty_like"):
+        assert getattr(flow, name)(ours).stride() == getattr(torch, name)(theirs).stride()
+    assert flow.full_like(ours, 2).stride() == torch.full_like(theirs, 2).stride()
 
 
 def test_views_write_through_and_share_version():

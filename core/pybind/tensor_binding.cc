@@ -282,6 +282,17 @@ void BindTensor(py::module_& m) {
     return TensorImpl::Empty(ToIntList(shape, "empty", "size"), ToDType(dtype, "empty", "dtype"),
                              ToDevice(device, "empty", "device"));
   });
+  m.def("empty_like", [](const TensorImplPtr& t, py::handle dtype, py::handle device) {
+    return EmptyLike(t, ToDType(dtype, "empty_like", "dtype"),
+                     ToDevice(device, "empty_like", "device"));
+  });
+  m.def("full_like",
+        [](const TensorImplPtr& t, py::handle value, py::handle dtype, py::handle device) {
+          auto out = EmptyLike(t, ToDType(dtype, "full_like", "dtype"),
+                               ToDevice(device, "full_like", "device"));
+          Fill(out, ToScalar(value, "full_like", "fill_value"));
+          return out;
+        });
   m.def("full", [](py::handle shape, py::handle value, py::handle dtype, py::handle device) {
     return Full(ToIntList(shape, "full", "size"), ToScalar(value, "full", "fill_value"),
                 ToDType(dtype, "full", "dtype"), ToDevice(device, "full", "device"));

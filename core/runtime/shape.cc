@@ -61,6 +61,38 @@ bool IsNonOverlappingAndDense(const DimVector& shape, const DimVector& stride) {
   return true;
 }
 
+DimVector DenseStridesLike(const DimVector& shape, const DimVector& stride) {
+  if (IsNonOverlappingAndDense(shape, stride)) return stride;
+  const int n = static_cast<int>(shape.size());
+  // perm[0] is the innermost dim. Start from row-major order and insertion-sort by
+  // stride; a stride of 0 says nothing about order, so it never causes a swap.
+  std::vector<int> perm(n);
+  for (int i = 0; i < n; ++i) perm[i] = n - 1 - i;
+  auto should_swap = [&](int outer_candidate, int inner_candidate) {
+    int64_t a = stride[outer_candidate], b = stride[inner_candidate];
+    if (a == 0 || b == 0) return 0;
+    if (a != b) return a < b ? 1 : -1;
+    return shape[outer_candidate] < shape[inner_candidate] ? 1 : 0;
+  };
+  for (int i = 1; i < n; ++i) {
+    for (int j = i; j > 0; --j) {
+      int cmp = should_swap(perm[j], perm[j - 1]);
+      if (cmp > 0) {
+        std::swap(perm[j], perm[j - 1]);
+      } else if (cmp < 0) {
+        break;
+      }
+    }
+  }
+  DimVector out(n);
+  int64_t acc = 1;
+  for (int d : perm) {
+    out[d] = acc;
+    acc *= std::max<int64_t>(shape[d], 1);
+  }
+  return out;
+}
+
 int64_t WrapDim(int64_t dim, int64_t ndim) {
   int64_t n = std::max<int64_t>(ndim, 1);  // a scalar behaves as 1-d here
   OF_CHECK(dim >= -n && dim < n, IndexError, "Dimension out of range (expected to be in range of [",

@@ -27,6 +27,12 @@ bool IsNonOverlappingAndDense(const DimVector& shape, const DimVector& stride);
 // The dims ordered from outermost (largest stride) to innermost.
 std::vector<int> StrideOrder(const DimVector& shape, const DimVector& stride);
 
+// The strides of a new dense tensor laid out like (`shape`, `stride`), as
+// PyTorch's preserve_format does: the same strides when those are already dense
+// and non-overlapping; otherwise dense strides in the same dim order (dims with
+// stride 0 keep their row-major place).
+DimVector DenseStridesLike(const DimVector& shape, const DimVector& stride);
+
 // Wraps a possibly negative `dim` into [0, ndim). A scalar accepts -1 and 0.
 // Throws IndexError: "Dimension out of range (expected to be in range of [-2, 1], but got 2)".
 int64_t WrapDim(int64_t dim, int64_t ndim);

@@ -30,6 +30,19 @@ TEST(ShapeTest, Contiguity) {
   EXPECT_EQ(StrideOrder({2, 3, 4}, {1, 8, 2}), (std::vector<int>{1, 2, 0}));
 }
 
+TEST(ShapeTest, DenseStridesLikeKeepsDimOrder) {
+  // Dense layouts are kept as they are.
+  EXPECT_EQ(DenseStridesLike({3, 4}, {1, 3}), (DimVector{1, 3}));
+  EXPECT_EQ(DenseStridesLike({1, 3}, {1, 1}), (DimVector{1, 1}));
+  // Holes are squeezed out in the same dim order (values from PyTorch's clone()).
+  EXPECT_EQ(DenseStridesLike({1, 3}, {1, 4}), (DimVector{1, 1}));
+  EXPECT_EQ(DenseStridesLike({1, 3}, {12, 4}), (DimVector{3, 1}));
+  EXPECT_EQ(DenseStridesLike({3, 1, 4}, {1, 6, 12}), (DimVector{1, 3, 3}));
+  EXPECT_EQ(DenseStridesLike({1, 1, 3, 4}, {6, 6, 1, 12}), (DimVector{3, 3, 1, 3}));
+  // Expanded (stride 0) dims keep their row-major place.
+  EXPECT_EQ(DenseStridesLike({3, 4}, {0, 1}), (DimVector{4, 1}));
+}
+
 TEST(ShapeTest, WrapDim) {
   EXPECT_EQ(WrapDim(-1, 3), 2);
   EXPECT_EQ(WrapDim(0, 3), 0);

@@ -15,20 +15,16 @@ TensorImplPtr Contiguous(const TensorImplPtr& t) {
   return out;
 }
 
-TensorImplPtr Clone(const TensorImplPtr& t) {
-  TensorImplPtr out;
-  if (IsNonOverlappingAndDense(t->shape(), t->stride())) {
-    out = TensorImpl::EmptyStrided(t->shape(), t->stride(), t->dtype(), t->device());
-  } else {
-    out = TensorImpl::Empty(t->shape(), t->dtype(), t->device());
-  }
-  GetDeviceKernels(t->device().type).copy(*t, *out);
-  return out;
+TensorImplPtr EmptyLike(const TensorImplPtr& t, DType dtype, Device device) {
+  return TensorImpl::EmptyStrided(t->shape(), DenseStridesLike(t->shape(), t->stride()), dtype,
+                                  device);
 }
+
+TensorImplPtr Clone(const TensorImplPtr& t) { return ToDType(t, t->dtype(), /*copy=*/true); }
 
 TensorImplPtr ToDType(const TensorImplPtr& t, DType dtype, bool copy) {
   if (dtype == t->dtype() && !copy) return t;
-  auto out = TensorImpl::Empty(t->shape(), dtype, t->device());
+  auto out = EmptyLike(t, dtype, t->device());
   GetDeviceKernels(t->device().type).copy(*t, *out);
   return out;
 }

@@ -13,10 +13,13 @@ namespace oneflow {
 
 // `t` itself when contiguous, else a contiguous copy.
 TensorImplPtr Contiguous(const TensorImplPtr& t);
-// A copy with new memory. Keeps the stride order of a dense tensor (like
-// PyTorch's preserve_format), else becomes contiguous.
+// Uninitialized memory of t's shape laid out like t (PyTorch's preserve_format:
+// see DenseStridesLike).
+TensorImplPtr EmptyLike(const TensorImplPtr& t, DType dtype, Device device);
+// A copy with new memory, laid out like `t` (see EmptyLike).
 TensorImplPtr Clone(const TensorImplPtr& t);
-// `t` when it already has this dtype and `copy` is false, else a converted copy.
+// `t` when it already has this dtype and `copy` is false, else a converted copy
+// laid out like `t`.
 TensorImplPtr ToDType(const TensorImplPtr& t, DType dtype, bool copy);
 // Copies `src` into `dst` (same shape), converting dtype; bumps dst's version.
 void CopyInto(const TensorImplPtr& src, const TensorImplPtr& dst);
