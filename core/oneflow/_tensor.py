@@ -25,7 +25,8 @@ def _repr(self) -> str:
     suffixes.append(f"dtype={self.dtype!r}")
     if self.requires_grad:
         suffixes.append("requires_grad=True")
-    array = values.detach().contiguous().numpy() if self.device.type == "cpu" else values.cpu().numpy()
+    # NumPy reads any layout in place, so even a huge expanded tensor prints without a copy.
+    array = values.detach().numpy() if self.device.type == "cpu" else values.cpu().numpy()
     return _tensor_str.format_tensor(array, self.dtype._name, shape=tuple(self.shape), suffixes=suffixes)
 
 
@@ -149,7 +150,10 @@ def _getitem(self, index):
             out = out._slice(dim, start, stop, step)
             dim += 1
         else:
-            out = out.select(dim, i.__index__())
+            i = i.__index__()
+            if not -(2**63) <= i < 2**63:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {out.shape[dim]}")
+            out = out.select(dim, i)
     # Indexing always returns a new view, even when it selects everything.
     return out if out is not self else self.view(self.shape)
 

@@ -90,46 +90,54 @@ def _as_printable(array: np.ndarray, dtype_name: str) -> tuple[np.ndarray, bool]
 
 
 def _edges(array: np.ndarray) -> np.ndarray:
-    """Keep only the leading and trailing ``EDGEITEMS`` entries of each long axis."""
-    for axis, size in enumerate(array.shape):
-        if size > 2 * EDGEITEMS:
-            keep = np.r_[0:EDGEITEMS, size - EDGEITEMS : size]
-            array = np.take(array, keep, axis=axis)
-    return array
+    """Keep only the leading and trailing ``EDGEITEMS`` entries of each long axis.
+
+    One gather over all axes at once: only the kept entries are read, whatever
+    the layout (even a huge tensor expanded from one element).
+    """
+    keep = [
+        np.r_[0:EDGEITEMS, size - EDGEITEMS : size] if size > 2 * EDGEITEMS else np.arange(size)
+        for size in array.shape
+    ]
+    return array[np.ix_(*keep)]
 
 
-def _visible(length: int, summarize: bool) -> list[int | None]:
-    """Indices shown along one axis; ``None`` stands for the elided middle."""
-    if summarize and length > 2 * EDGEITEMS:
+def _visible(length: int, full_length: int, summarize: bool) -> list[int | None]:
+    """Indices shown along one axis; ``None`` stands for the elided middle.
+
+    ``length`` is the axis in the array being rendered, ``full_length`` in the
+    tensor: a summarised axis arrives cut down to its edges by :func:`_edges`.
+    """
+    if summarize and full_length > 2 * EDGEITEMS:
         return [*range(EDGEITEMS), None, *range(length - EDGEITEMS, length)]
     return list(range(length))
 
 
 def _render_row(
-    row: np.ndarray, style: _ElementStyle, indent: int, summarize: bool
+    row: np.ndarray, style: _ElementStyle, indent: int, summarize: bool, full_shape: tuple
 ) -> str:
     """A 1-d tensor, wrapped into lines of equally many elements."""
     per_line = max(1, (LINEWIDTH - indent) // (style.width + 2))
     values = row.tolist()
     cells = [
         " ..." if i is None else style.render(values[i])
-        for i in _visible(len(values), summarize)
+        for i in _visible(len(values), full_shape[0], summarize)
     ]
     lines = [", ".join(cells[i : i + per_line]) for i in range(0, len(cells), per_line)]
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
 def _render(
-    array: np.ndarray, style: _ElementStyle, indent: int, summarize: bool
+    array: np.ndarray, style: _ElementStyle, indent: int, summarize: bool, full_shape: tuple
 ) -> str:
     """Any non-empty tensor; sub-tensors start one column further in."""
     if array.ndim == 0:
         return style.render(array.item())
     if array.ndim == 1:
-        return _render_row(array, style, indent, summarize)
+        return _render_row(array, style, indent, summarize, full_shape)
     parts = [
-        "..." if i is None else _render(array[i], style, indent + 1, summarize)
-        for i in _visible(array.shape[0], summarize)
+        "..." if i is None else _render(array[i], style, indent + 1, summarize, full_shape[1:])
+        for i in _visible(array.shape[0], full_shape[0], summarize)
     ]
     # Blocks of higher dimension are set apart by more blank lines.
     separator = "," + "\n" * (array.ndim - 1) + " " * (indent + 1)
@@ -151,12 +159,15 @@ def format_values(array: np.ndarray, dtype_name: str, indent: int) -> str:
         e.g. ``"[1.0000, 2.5000]"`` for a float vector, ``"3."`` for a whole
         0-d float, ``"[]"`` for an empty tensor.
     """
-    values, is_float = _as_printable(array, dtype_name)
-    if values.size == 0:
+    if array.size == 0:
         return "[]"
-    summarize = values.size > THRESHOLD
-    style = _ElementStyle(_edges(values) if summarize else values, is_float)
-    return _render(values, style, indent, summarize)
+    full_shape = array.shape
+    summarize = array.size > THRESHOLD
+    # Only the edges of a summarised tensor are read, so printing never copies
+    # more than a few elements of a huge (or expanded) tensor.
+    values, is_float = _as_printable(_edges(array) if summarize else array, dtype_name)
+    style = _ElementStyle(values, is_float)
+    return _render(values, style, indent, summarize, full_shape)
 
 
 def _attach_suffixes(text: str, suffixes: Sequence[str], indent: int) -> str:

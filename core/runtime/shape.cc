@@ -112,7 +112,8 @@ DimVector InferSize(const DimVector& shape, int64_t numel, const char* op) {
     } else {
       OF_CHECK(shape[i] >= 0, RuntimeError, op, "(): invalid shape dimension ", shape[i], " in ",
                ShapeToString(shape));
-      known *= shape[i];
+      OF_CHECK(!__builtin_mul_overflow(known, shape[i], &known), RuntimeError, op, "(): shape ",
+               ShapeToString(shape), " has more elements than int64 can count");
     }
   }
   if (infer_at >= 0) {

@@ -17,7 +17,12 @@ void CheckInBounds(const Storage& storage, int64_t offset, const DimVector& shap
     OF_CHECK(shape[i] >= 0, RuntimeError, "Trying to create tensor with negative dimension ",
              shape[i], ": ", ShapeToString(shape));
     if (shape[i] == 0) return;  // no element is touched
-    (stride[i] >= 0 ? hi : lo) += stride[i] * (shape[i] - 1);
+    int64_t span;
+    bool overflow = __builtin_mul_overflow(stride[i], shape[i] - 1, &span);
+    overflow = overflow ||
+               __builtin_add_overflow(stride[i] >= 0 ? hi : lo, span, stride[i] >= 0 ? &hi : &lo);
+    OF_CHECK(!overflow, RuntimeError, "view with sizes ", ShapeToString(shape), " and strides ",
+             ShapeToString(stride), " reaches beyond any storage (int64 overflow)");
   }
   int64_t capacity = static_cast<int64_t>(storage.nbytes()) / ItemSize(dtype);
   OF_CHECK(lo >= 0 && hi < capacity, RuntimeError, "setStorage: sizes ", ShapeToString(shape),
@@ -49,7 +54,11 @@ std::shared_ptr<TensorImpl> TensorImpl::EmptyStrided(const DimVector& shape,
            "empty_strided: strides ", ShapeToString(stride), " are not dense for shape ",
            ShapeToString(shape));
   if (device.type == DeviceType::kCUDA && device.index < 0) device.index = 0;
-  auto storage = Storage::Allocate(static_cast<size_t>(numel * ItemSize(dtype)), device);
+  int64_t nbytes;
+  OF_CHECK(!__builtin_mul_overflow(numel, ItemSize(dtype), &nbytes), RuntimeError,
+           "Storage size calculation overflowed with sizes=", ShapeToString(shape), " of dtype ",
+           DTypeName(dtype));
+  auto storage = Storage::Allocate(static_cast<size_t>(nbytes), device);
   return std::shared_ptr<TensorImpl>(new TensorImpl(std::move(storage), 0, shape, stride, dtype,
                                                     std::make_shared<VersionCounter>()));
 }

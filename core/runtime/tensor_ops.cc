@@ -62,10 +62,15 @@ TensorImplPtr Arange(const Scalar& start, const Scalar& end, const Scalar& step,
            ", end=", end.d, ", step=", step.d, ")");
   int64_t n;
   if (all_int) {
-    int64_t span = end.i - start.i;
+    int64_t span;
+    OF_CHECK(!__builtin_sub_overflow(end.i, start.i, &span), RuntimeError, "arange(): the range ",
+             start.i, " -> ", end.i, " overflows int64");
     n = span / step.i + (span % step.i != 0 ? 1 : 0);
   } else {
-    n = static_cast<int64_t>(std::ceil((end.d - start.d) / step.d));
+    double count = std::ceil((end.d - start.d) / step.d);
+    OF_CHECK(count < 9.2e18, RuntimeError, "arange(): the range ", start.d, " -> ", end.d,
+             " with step ", step.d, " has too many elements (", count, ")");
+    n = static_cast<int64_t>(count);
   }
   auto out = TensorImpl::Empty({std::max<int64_t>(n, 0)}, dtype, device);
   GetDeviceKernels(device.type).arange(*out, start, step);

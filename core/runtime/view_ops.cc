@@ -64,7 +64,7 @@ TensorImplPtr Narrow(const TensorImplPtr& t, int64_t dim, int64_t start, int64_t
            ") out of range for dimension ", dim, " of size ", size,
            " (expected to be in range of [", -size, ", ", size, "])");
   if (start < 0) start += size;
-  OF_CHECK(length >= 0 && start + length <= size, RuntimeError, "narrow(): start (", start,
+  OF_CHECK(length >= 0 && length <= size - start, RuntimeError, "narrow(): start (", start,
            ") + length (", length, ") exceeds dimension size (", size, ").");
   DimVector shape = t->shape();
   shape[dim] = length;
@@ -161,8 +161,13 @@ TensorImplPtr Slice(const TensorImplPtr& t, int64_t dim, std::optional<int64_t> 
   int64_t b = clamp(start, 0);
   int64_t e = std::max(clamp(end, size), b);
   DimVector shape = t->shape(), stride = t->stride();
-  shape[dim] = (e - b + step - 1) / step;
-  stride[dim] *= step;
+  shape[dim] = e == b ? 0 : 1 + (e - b - 1) / step;
+  // A huge step only matters when it reaches a second element, which it cannot
+  // when the result has at most one; then the stride just has to fit.
+  if (__builtin_mul_overflow(stride[dim], step, &stride[dim])) {
+    OF_CHECK(shape[dim] <= 1, RuntimeError, "slice(): step ", step, " overflows the stride");
+    stride[dim] = t->stride()[dim];
+  }
   return t->AsStrided(shape, stride, t->storage_offset() + b * t->stride()[dim]);
 }
 
