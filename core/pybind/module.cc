@@ -34,6 +34,9 @@ void RunBindings(py::module_& m) {
 PYBIND11_MODULE(_C, m) {
   m.doc() = "oneflow's C++ runtime (tensor core, kernels). Use the `oneflow` package instead.";
   m.attr("__version__") = ONEFLOW_VERSION;
+  // Docstrings carry PyTorch-style signatures of their own.
+  py::options options;
+  options.disable_function_signatures();
   // Each C++ error class becomes the Python exception PyTorch raises for it.
   py::register_exception_translator([](std::exception_ptr p) {
     try {

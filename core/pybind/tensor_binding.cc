@@ -192,7 +192,10 @@ void BindTensor(py::module_& m) {
                        " but tensor has no dimensions");
             return py::int_(t->shape()[WrapDim(ToInt(dim, "size", "dim"), t->ndim())]);
           },
-          py::arg("dim") = py::none())
+          py::arg("dim") = py::none(),
+          R"doc(size(dim=None) -> oneflow.Size or int
+
+The shape of the tensor, or the size of dimension ``dim``.)doc")
       .def(
           "stride",
           [](const TensorImplPtr& t, py::object dim) -> py::object {
@@ -202,21 +205,45 @@ void BindTensor(py::module_& m) {
                        " but tensor has no dimensions");
             return py::int_(t->stride()[WrapDim(ToInt(dim, "stride", "dim"), t->ndim())]);
           },
-          py::arg("dim") = py::none())
+          py::arg("dim") = py::none(),
+          R"doc(stride(dim=None) -> tuple or int
+
+Elements to skip in memory to step once along each dimension (or along ``dim``).)doc")
       .def_property_readonly("dtype",
                              [](const TensorImplPtr& t) { return DTypeObject(t->dtype()); })
       .def_property_readonly("device", [](const TensorImplPtr& t) { return t->device(); })
       .def_property_readonly(
           "is_cuda", [](const TensorImplPtr& t) { return t->device().type == DeviceType::kCUDA; })
       .def_property_readonly("ndim", &TensorImpl::ndim)
-      .def("dim", &TensorImpl::ndim)
-      .def("numel", &TensorImpl::numel)
-      .def("nelement", &TensorImpl::numel)
-      .def("element_size", &TensorImpl::itemsize)
-      .def("is_contiguous", &TensorImpl::is_contiguous)
-      .def("data_ptr",
-           [](const TensorImplPtr& t) { return reinterpret_cast<uintptr_t>(t->data()); })
-      .def("storage_offset", &TensorImpl::storage_offset)
+      .def("dim", &TensorImpl::ndim,
+           R"doc(dim() -> int
+
+The number of dimensions.)doc")
+      .def("numel", &TensorImpl::numel,
+           R"doc(numel() -> int
+
+The number of elements.)doc")
+      .def("nelement", &TensorImpl::numel,
+           R"doc(nelement() -> int
+
+Alias of numel().)doc")
+      .def("element_size", &TensorImpl::itemsize,
+           R"doc(element_size() -> int
+
+Bytes per element.)doc")
+      .def("is_contiguous", &TensorImpl::is_contiguous,
+           R"doc(is_contiguous() -> bool
+
+True when the elements are laid out in row-major order without gaps.)doc")
+      .def(
+          "data_ptr", [](const TensorImplPtr& t) { return reinterpret_cast<uintptr_t>(t->data()); },
+          R"doc(data_ptr() -> int
+
+Address of the first element.)doc")
+      .def("storage_offset", &TensorImpl::storage_offset,
+           R"doc(storage_offset() -> int
+
+Offset of the first element in the underlying storage, in elements.)doc")
       .def("_storage_ptr",
            [](const TensorImplPtr& t) { return reinterpret_cast<uintptr_t>(t->storage()->data()); })
       .def_property_readonly("_version", &TensorImpl::version)
@@ -227,54 +254,124 @@ void BindTensor(py::module_& m) {
             t->set_requires_grad(r);
             return t;
           },
-          py::arg("requires_grad") = true)
-      .def("detach",
-           [](const TensorImplPtr& t) {
-             return t->AsStrided(t->shape(), t->stride(), t->storage_offset());
-           })
-      .def("contiguous", [](const TensorImplPtr& t) { return Contiguous(t); })
-      .def("clone", [](const TensorImplPtr& t) { return Clone(t); })
+          py::arg("requires_grad") = true,
+          R"doc(requires_grad_(requires_grad=True) -> Tensor
+
+Sets requires_grad in place (floating point dtypes only) and returns self.)doc")
+      .def(
+          "detach",
+          [](const TensorImplPtr& t) {
+            return t->AsStrided(t->shape(), t->stride(), t->storage_offset());
+          },
+          R"doc(detach() -> Tensor
+
+A view of the same data that does not require grad.)doc")
+      .def(
+          "contiguous", [](const TensorImplPtr& t) { return Contiguous(t); },
+          R"doc(contiguous() -> Tensor
+
+Self when already contiguous, else a contiguous copy.)doc")
+      .def(
+          "clone", [](const TensorImplPtr& t) { return Clone(t); },
+          R"doc(clone() -> Tensor
+
+A copy in new memory, laid out like self (PyTorch's preserve_format).)doc")
       .def(
           "_to_dtype",
           [](const TensorImplPtr& t, py::handle dtype, bool copy) {
             return ToDType(t, ToDType(dtype, "to", "dtype"), copy);
           },
           py::arg("dtype"), py::arg("copy") = false)
-      .def("fill_",
-           [](const TensorImplPtr& t, py::handle v) {
-             Fill(t, ToScalar(v, "fill_", "value"));
-             return t;
-           })
-      .def("copy_",
-           [](const TensorImplPtr& t, const TensorImplPtr& src) {
-             CopyInto(Expand(src, t->shape()), t);
-             return t;
-           })
-      .def("view", [](const TensorImplPtr& t,
-                      py::args shape) { return View(t, ToIntList(shape, "view", "size")); })
-      .def("reshape",
-           [](const TensorImplPtr& t, py::args shape) {
-             return Reshape(t, ToIntList(shape, "reshape", "shape"));
-           })
-      .def("transpose", &Transpose, py::arg("dim0"), py::arg("dim1"))
-      .def("permute", [](const TensorImplPtr& t,
-                         py::args dims) { return Permute(t, ToIntList(dims, "permute", "dims")); })
-      .def("narrow", &Narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
-      .def("expand", [](const TensorImplPtr& t,
-                        py::args sizes) { return Expand(t, ToIntList(sizes, "expand", "size")); })
+      .def(
+          "fill_",
+          [](const TensorImplPtr& t, py::handle v) {
+            Fill(t, ToScalar(v, "fill_", "value"));
+            return t;
+          },
+          R"doc(fill_(value) -> Tensor
+
+Sets every element to ``value`` in place and returns self.)doc")
+      .def(
+          "copy_",
+          [](const TensorImplPtr& t, const TensorImplPtr& src) {
+            CopyInto(Expand(src, t->shape()), t);
+            return t;
+          },
+          R"doc(copy_(src) -> Tensor
+
+Copies ``src`` (broadcast to self's shape, converted to self's dtype) into self.)doc")
+      .def(
+          "view",
+          [](const TensorImplPtr& t, py::args shape) {
+            return View(t, ToIntList(shape, "view", "size"));
+          },
+          R"doc(view(*shape) -> Tensor
+
+A view with another shape over the same memory; one size may be -1.
+Raises RuntimeError when the strides cannot express it (use reshape).)doc")
+      .def(
+          "reshape",
+          [](const TensorImplPtr& t, py::args shape) {
+            return Reshape(t, ToIntList(shape, "reshape", "shape"));
+          },
+          R"doc(reshape(*shape) -> Tensor
+
+Like view() when possible, else a contiguous copy with the new shape.)doc")
+      .def("transpose", &Transpose, py::arg("dim0"), py::arg("dim1"),
+           R"doc(transpose(dim0, dim1) -> Tensor
+
+A view with dims ``dim0`` and ``dim1`` swapped.)doc")
+      .def(
+          "permute",
+          [](const TensorImplPtr& t, py::args dims) {
+            return Permute(t, ToIntList(dims, "permute", "dims"));
+          },
+          R"doc(permute(*dims) -> Tensor
+
+A view with the dims reordered.)doc")
+      .def("narrow", &Narrow, py::arg("dim"), py::arg("start"), py::arg("length"),
+           R"doc(narrow(dim, start, length) -> Tensor
+
+A view of ``length`` elements along ``dim`` from ``start``.)doc")
+      .def(
+          "expand",
+          [](const TensorImplPtr& t, py::args sizes) {
+            return Expand(t, ToIntList(sizes, "expand", "size"));
+          },
+          R"doc(expand(*sizes) -> Tensor
+
+A view broadcast to ``sizes`` (size-1 dims grow with stride 0; -1 keeps a dim).)doc")
       .def(
           "squeeze",
           [](const TensorImplPtr& t, py::object dim) {
             if (dim.is_none()) return Squeeze(t, std::nullopt);
             return Squeeze(t, ParseDims(dim, "squeeze"));
           },
-          py::arg("dim") = py::none())
-      .def("unsqueeze", &Unsqueeze, py::arg("dim"))
-      .def("flatten", &Flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
-      .def("select", &Select, py::arg("dim"), py::arg("index"))
+          py::arg("dim") = py::none(),
+          R"doc(squeeze(dim=None) -> Tensor
+
+A view without size-1 dims (only ``dim``, an int or tuple, when given).)doc")
+      .def("unsqueeze", &Unsqueeze, py::arg("dim"),
+           R"doc(unsqueeze(dim) -> Tensor
+
+A view with a new size-1 dim at ``dim``.)doc")
+      .def("flatten", &Flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1,
+           R"doc(flatten(start_dim=0, end_dim=-1) -> Tensor
+
+Dims ``start_dim``..``end_dim`` merged into one (a view when possible).)doc")
+      .def("select", &Select, py::arg("dim"), py::arg("index"),
+           R"doc(select(dim, index) -> Tensor
+
+A view at ``index`` along ``dim``, without that dim.)doc")
       .def("_slice", &Slice, py::arg("dim"), py::arg("start"), py::arg("end"), py::arg("step"))
-      .def("numpy", &ToNumpy)
-      .def("item", &Item);
+      .def("numpy", &ToNumpy,
+           R"doc(numpy() -> numpy.ndarray
+
+A NumPy array sharing this CPU tensor's memory.)doc")
+      .def("item", &Item,
+           R"doc(item() -> number
+
+The value of a one-element tensor as a Python bool, int or float.)doc");
 
   m.def("_set_size_type", [](py::object t) { SizeType() = std::move(t); });
   m.def("from_numpy", &FromNumpy, py::arg("ndarray"));
