@@ -138,6 +138,15 @@ def of_version_py(name, version_file, out = "_version.py", oneflow_requirement =
         cmd = "(echo '# Generated from %s by of_version_py.'; %s) > $@" % (version_file, "; ".join(lines)),
     )
 
+def of_version_header(name, version_file, out, macro):
+    """Writes a header defining `macro` as the version string in `version_file`."""
+    native.genrule(
+        name = name,
+        srcs = [version_file],
+        outs = [out],
+        cmd = "echo \"#define %s \\\"$$(tr -d '[:space:]' < $<)\\\"\" > $@" % macro,
+    )
+
 def _py_wheel_impl(ctx):
     files = depset(transitive = [d[DefaultInfo].default_runfiles.files for d in ctx.attr.deps] +
                                 [d[PyInfo].transitive_sources for d in ctx.attr.deps if PyInfo in d])
