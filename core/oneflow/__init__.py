@@ -50,7 +50,11 @@ bfloat16 = _C.dtype_from_name("bfloat16")
 float32 = float = _C.dtype_from_name("float32")
 float64 = double = _C.dtype_from_name("float64")
 
-from oneflow import _tensor  # noqa: F401  (adds Python methods to Tensor)
+from oneflow import (
+    _tensor,  # noqa: F401  (adds Python methods to Tensor)
+    autograd,
+    return_types,
+)
 from oneflow._creation import (
     arange,
     as_tensor,
@@ -70,18 +74,33 @@ from oneflow._creation import (
     zeros,
     zeros_like,
 )
-from oneflow._functional import (
-    expand,
-    flatten,
-    narrow,
-    numel,
-    permute,
-    reshape,
-    select,
-    squeeze,
-    transpose,
-    unsqueeze,
-)
+from oneflow.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
+
+_C._set_return_types(return_types)
+is_grad_enabled = _C.is_grad_enabled
+
+
+def _install_ops(namespace: dict) -> None:
+    """oneflow.<op> for every registered op that PyTorch exposes as a function.
+
+    Derived from the op registry: in-place variants stay Tensor methods, and
+    private or gradient helper ops stay in oneflow._C.ops.
+    """
+    for name, first_arg, inplace in _C.op_table:
+        if inplace or name.startswith("_") or name.endswith("_backward") or name in namespace:
+            continue
+        namespace[name] = getattr(_C.ops, name)
+
+
+_install_ops(globals())
+
+
+def numel(input) -> int:
+    """The number of elements of ``input``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"numel(): argument 'input' must be Tensor, not {type(input).__name__}")
+    return input.numel()
+
 
 del _cls
 
@@ -90,6 +109,7 @@ __all__ = [
     "Tensor",
     "arange",
     "as_tensor",
+    "autograd",
     "bfloat16",
     "bool",
     "device",
@@ -97,6 +117,7 @@ __all__ = [
     "dtype",
     "empty",
     "empty_like",
+    "enable_grad",
     "expand",
     "eye",
     "flatten",
@@ -109,28 +130,25 @@ __all__ = [
     "full_like",
     "get_default_dtype",
     "half",
+    "inference_mode",
     "int",
     "int8",
     "int16",
     "int32",
     "int64",
+    "is_grad_enabled",
     "is_tensor",
     "linspace",
     "long",
-    "narrow",
+    "no_grad",
     "numel",
     "ones",
     "ones_like",
-    "permute",
-    "reshape",
-    "select",
     "set_default_dtype",
+    "set_grad_enabled",
     "short",
-    "squeeze",
     "tensor",
-    "transpose",
     "uint8",
-    "unsqueeze",
     "zeros",
     "zeros_like",
 ]  # fmt: skip

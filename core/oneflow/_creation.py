@@ -28,6 +28,7 @@ def set_default_dtype(d: oneflow.dtype) -> None:
     if not isinstance(d, oneflow.dtype) or not d.is_floating_point:
         raise TypeError(f"set_default_dtype(): only floating-point types are supported as the default type, got {d}")
     _default_dtype = d
+    _C.set_default_float_dtype(d)  # type promotion of Python floats in ops
 
 
 _default_dtype = oneflow.float32

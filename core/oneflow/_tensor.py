@@ -23,7 +23,9 @@ def _repr(self) -> str:
     if self.device.type != "cpu":
         suffixes.append(f"device='{self.device}'")
     suffixes.append(f"dtype={self.dtype!r}")
-    if self.requires_grad:
+    if self.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+    elif self.requires_grad:
         suffixes.append("requires_grad=True")
     # NumPy reads any layout in place, so even a huge expanded tensor prints without a copy.
     array = values.detach().numpy() if self.device.type == "cpu" else values.cpu().numpy()
@@ -147,7 +149,7 @@ def _getitem(self, index):
             step = 1 if i.step is None else i.step.__index__()
             start = None if i.start is None else i.start.__index__()
             stop = None if i.stop is None else i.stop.__index__()
-            out = out._slice(dim, start, stop, step)
+            out = out.slice(dim, start, stop, step)
             dim += 1
         else:
             i = i.__index__()
@@ -181,6 +183,41 @@ def _rebuild(array, dtype, requires_grad):
     return oneflow.tensor(array, dtype=dtype, requires_grad=requires_grad)
 
 
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+    """Computes the gradient of this tensor w.r.t. the graph leaves (see oneflow.autograd.backward)."""
+    if inputs is not None:
+        grads = oneflow.autograd.grad(self, inputs, gradient, retain_graph, create_graph)
+        for t, g in zip((inputs,) if isinstance(inputs, Tensor) else inputs, grads):
+            t.grad = g if t.grad is None else t.grad + g
+        return
+    oneflow.autograd.backward(self, gradient, retain_graph, create_graph)
+
+
+class _RemovableHandle:
+    """Returned by register_hook; ``remove()`` disables the hook."""
+
+    def __init__(self, holder: list):
+        self._holder = holder
+
+    def remove(self) -> None:
+        self._holder[0] = None
+
+
+def _register_hook(self, hook):
+    """Registers ``hook(grad) -> Tensor or None`` to run when this tensor's gradient is computed.
+
+    A returned tensor replaces the gradient. Returns a handle with ``remove()``.
+    """
+    holder = [hook]
+
+    def call(grad):
+        fn = holder[0]
+        return None if fn is None else fn(grad)
+
+    self._register_hook(call)
+    return _RemovableHandle(holder)
+
+
 def _make_cast(dtype_name: str):
     def cast(self):
         return self.to(getattr(oneflow, dtype_name))
@@ -206,6 +243,8 @@ def _install():
         "__setitem__": _setitem,
         "__reduce__": _reduce,
         "to": _to,
+        "backward": _backward,
+        "register_hook": _register_hook,
         "cpu": lambda self: self.to("cpu"),
         "cuda": lambda self, device=None: self.to(oneflow.device("cuda", device) if isinstance(device, builtins.int) else device or "cuda"),
         "is_floating_point": lambda self: self.dtype.is_floating_point,

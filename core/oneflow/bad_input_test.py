@@ -35,7 +35,7 @@ CASES = [
     ("flow.from_numpy(np.zeros((2, 2))[:, ::-1])", "ValueError", "negative"),
     ("flow.zeros(2).fill_('x')", "TypeError", "value"),
     ("flow.zeros(2).fill_(None)", "TypeError", "value"),
-    ("flow.zeros(2).copy_(flow.zeros(3))", "RuntimeError", "expanded size"),
+    ("flow.zeros(2).copy_(flow.zeros(3))", "RuntimeError", "must match the size"),
     ("flow.zeros(2, 3)._slice(5, 0, 1, 1)", "IndexError", "range"),
     ("flow.device('cuda:99999999999')", "RuntimeError", "Invalid device"),
 ]

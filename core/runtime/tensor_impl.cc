@@ -75,16 +75,35 @@ std::shared_ptr<TensorImpl> TensorImpl::FromStorage(std::shared_ptr<Storage> sto
 std::shared_ptr<TensorImpl> TensorImpl::AsStrided(DimVector shape, DimVector stride,
                                                   int64_t offset) const {
   CheckInBounds(*storage_, offset, shape, stride, dtype_);
-  auto view = std::shared_ptr<TensorImpl>(
+  return std::shared_ptr<TensorImpl>(
       new TensorImpl(storage_, offset, std::move(shape), std::move(stride), dtype_, version_));
-  return view;
 }
 
 void TensorImpl::set_requires_grad(bool requires_grad) {
   OF_CHECK(!requires_grad || IsFloatingPoint(dtype_), RuntimeError,
            "only Tensors of floating point dtype can require gradients, got dtype oneflow.",
            DTypeName(dtype_));
-  requires_grad_ = requires_grad;
+  OF_CHECK(is_leaf() || requires_grad, RuntimeError,
+           "you can only change requires_grad flags of leaf variables. If you want to use a "
+           "computed variable in a subgraph that doesn't require differentiation use "
+           "var_no_grad = var.detach().");
+  if (!requires_grad && !autograd_) return;
+  autograd().requires_grad = requires_grad;
+}
+
+const std::shared_ptr<Node>& TensorImpl::grad_fn() const {
+  static const std::shared_ptr<Node> kNone;
+  return autograd_ ? autograd_->grad_fn : kNone;
+}
+
+AutogradMeta& TensorImpl::autograd() {
+  if (!autograd_) autograd_ = std::make_unique<AutogradMeta>();
+  return *autograd_;
+}
+
+std::shared_ptr<TensorImpl> TensorImpl::Detach() const {
+  return std::shared_ptr<TensorImpl>(
+      new TensorImpl(storage_, offset_, shape_, stride_, dtype_, version_));
 }
 
 }  // namespace oneflow

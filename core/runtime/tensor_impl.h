@@ -3,7 +3,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "core/runtime/device.h"
 #include "core/runtime/dtype.h"
@@ -16,6 +18,26 @@ namespace oneflow {
 // all its views, so autograd can tell when a saved tensor was changed.
 struct VersionCounter {
   std::atomic<int64_t> version{0};
+};
+
+class Node;  // core/framework/node.h
+class TensorImpl;
+
+// Autograd state of a tensor; absent until the tensor takes part in autograd.
+struct AutogradMeta {
+  bool requires_grad = false;
+  // Set for results of recorded ops (non-leaf tensors): the node computing
+  // this tensor's gradient contribution, and which of its outputs it is.
+  std::shared_ptr<Node> grad_fn;
+  uint32_t output_nr = 0;
+  // Leaves: the accumulated gradient and the node that accumulates into it.
+  std::shared_ptr<TensorImpl> grad;
+  std::weak_ptr<Node> grad_accumulator;
+  // Non-leaves: keep .grad as well (Tensor.retain_grad()).
+  bool retains_grad = false;
+  // Tensor.register_hook: each may replace the gradient (non-null result).
+  std::vector<std::function<std::shared_ptr<TensorImpl>(const std::shared_ptr<TensorImpl>&)>>
+      hooks;
 };
 
 // The data of a tensor: a view (offset, shape, stride; all in elements) of a
@@ -53,9 +75,19 @@ class TensorImpl {
   void BumpVersion() { version_->version.fetch_add(1, std::memory_order_relaxed); }
   bool shares_version_with(const TensorImpl& other) const { return version_ == other.version_; }
 
-  bool requires_grad() const { return requires_grad_; }
-  // Throws RuntimeError for non-floating dtypes, as PyTorch does.
+  // True for leaves marked requires_grad and for results of recorded ops.
+  bool requires_grad() const { return autograd_ && autograd_->requires_grad; }
+  // Marks a leaf. Throws RuntimeError for non-floating dtypes and for non-leaves
+  // (whose requires_grad follows from their inputs), as PyTorch does.
   void set_requires_grad(bool requires_grad);
+  const std::shared_ptr<Node>& grad_fn() const;
+  bool is_leaf() const { return !autograd_ || !autograd_->grad_fn; }
+  // The autograd state, created on first use.
+  AutogradMeta& autograd();
+  const AutogradMeta* autograd_if_any() const { return autograd_.get(); }
+  // A new tensor sharing this one's storage, geometry and version counter, but
+  // with no autograd state (Tensor.detach()).
+  std::shared_ptr<TensorImpl> Detach() const;
 
  private:
   TensorImpl(std::shared_ptr<Storage> storage, int64_t offset, DimVector shape, DimVector stride,
@@ -68,7 +100,7 @@ class TensorImpl {
   int64_t numel_;
   DType dtype_;
   std::shared_ptr<VersionCounter> version_;
-  bool requires_grad_ = false;
+  std::unique_ptr<AutogradMeta> autograd_;
 };
 
 using TensorImplPtr = std::shared_ptr<TensorImpl>;

@@ -1,0 +1,331 @@
+#include "core/framework/dispatch.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/framework/grad_mode.h"
+#include "core/framework/type_promotion.h"
+#include "core/runtime/error.h"
+#include "core/runtime/tensor_ops.h"
+
+namespace oneflow {
+namespace {
+
+// The node recorded for an op with a backward formula.
+class OpNode final : public Node {
+ public:
+  explicit OpNode(BackwardCtx ctx) : ctx_(std::move(ctx)) {}
+
+  TensorList Apply(TensorList&& grads) override {
+    OF_CHECK(!released_, RuntimeError,
+             "Trying to backward through the graph a second time (or directly access saved tensors "
+             "after they have already been freed). Saved intermediate values of the graph are "
+             "freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you "
+             "need to backward through the graph a second time or if you need to access saved "
+             "tensors after calling backward. (op: ",
+             ctx_.op->schema().name, ")");
+    ctx_.grads = std::move(grads);
+    ctx_.node = shared_from_this();
+    ctx_.needs_grad.resize(next_edges().size());
+    for (size_t i = 0; i < next_edges().size(); ++i) ctx_.needs_grad[i] = next_edges()[i].valid();
+    TensorList out = ctx_.op->backward()(ctx_);
+    ctx_.node.reset();
+    ctx_.grads.clear();
+    OF_CHECK(out.size() == next_edges().size(), RuntimeError, "backward of '",
+             ctx_.op->schema().name, "' returned ", out.size(), " gradients, expected ",
+             next_edges().size());
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!out[i] || !next_edges()[i].valid()) {
+        out[i] = nullptr;
+        continue;
+      }
+      // Broadcasting and type promotion in the forward are undone here.
+      const OutMeta& m = input_meta_[i];
+      if (out[i]->shape() != m.shape) out[i] = SumToShape(out[i], m.shape);
+      if (out[i]->dtype() != m.dtype) out[i] = Call("_to_dtype", {out[i], m.dtype});
+    }
+    return out;
+  }
+
+  std::string name() const override {
+    std::string n = ctx_.op->schema().name;
+    // PyTorch's names: AddBackward0, MulBackward0, ...
+    std::string out;
+    bool upper = true;
+    for (char c : n) {
+      if (c == '_') {
+        upper = true;
+        continue;
+      }
+      out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+      upper = false;
+    }
+    return out + "Backward0";
+  }
+
+  void ReleaseSaved() override {
+    for (auto& s : ctx_.saved_inputs) s.Release();
+    for (auto& l : ctx_.saved_lists) {
+      for (auto& s : l) s.Release();
+    }
+    for (auto& s : ctx_.saved_outputs) s.Release();
+    released_ = true;
+  }
+
+  std::vector<OutMeta> input_meta_;
+
+ private:
+  BackwardCtx ctx_;
+  bool released_ = false;
+};
+
+void FillDefaults(const Schema& schema, std::vector<Value>& args) {
+  OF_CHECK(args.size() <= schema.args.size(), TypeError, schema.name, "() takes ",
+           schema.args.size(), " arguments but ", args.size(), " were given");
+  for (size_t i = args.size(); i < schema.args.size(); ++i) {
+    const ArgSpec& a = schema.args[i];
+    OF_CHECK(a.has_default || a.optional, TypeError, schema.name, "() missing required argument '",
+             a.name, "' (pos ", i + 1, ")");
+    args.push_back(a.default_value);
+  }
+}
+
+bool AnyRequiresGrad(const std::vector<Value>& args) {
+  for (const Value& v : args) {
+    if (v.is_tensor() && v.tensor() && v.tensor()->requires_grad()) return true;
+    if (v.is_tensor_list()) {
+      for (const auto& t : v.tensors()) {
+        if (t->requires_grad()) return true;
+      }
+    }
+  }
+  return false;
+}
+
+Device CallDevice(const OpCall& call) {
+  for (const Value& v : call.args) {
+    if (v.is_tensor() && v.tensor() && !v.is_wrapped_number()) return v.tensor()->device();
+    if (v.is_tensor_list() && !v.tensors().empty()) return v.tensors()[0]->device();
+  }
+  return Device{};
+}
+
+void CheckDevices(const OpCall& call) {
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const Value& v = call.args[i];
+    if (v.is_tensor() && v.tensor() && !v.is_wrapped_number() && v.tensor()->ndim() > 0) {
+      OF_CHECK(v.tensor()->device().type == call.device.type, RuntimeError,
+               "Expected all tensors to be on the same device, but found at least two devices, ",
+               call.device.ToString(), " and ", v.tensor()->device().ToString(),
+               "! (op: ", call.name(), ", argument '", call.op->schema().args[i].name, "')");
+    }
+  }
+}
+
+void RunKernel(OpCall& call) {
+  const KernelEntry& k = call.op->kernel(call.device.type);
+  OF_CHECK(k.fn != nullptr, NotImplementedError, "op '", call.name(), "' has no kernel for ",
+           call.device.type_name());
+  OF_CHECK((k.dtypes & DTypeBit(call.compute_dtype)) != 0, RuntimeError, "\"", call.name(), "_",
+           call.device.type_name(), "\" not implemented for '", DTypeName(call.compute_dtype), "'");
+  k.fn(call);
+}
+
+void Record(OpCall& call, const std::vector<Value>& original_args,
+            const TensorImplPtr& self_before) {
+  const OpDef& op = *call.op;
+  const Schema& schema = op.schema();
+  BackwardCtx ctx;
+  ctx.op = &op;
+  ctx.args.resize(original_args.size());
+  ctx.saved_inputs.resize(original_args.size());
+  ctx.saved_lists.resize(original_args.size());
+  std::vector<Edge> edges;
+  std::vector<OutMeta> input_meta;
+  for (size_t i = 0; i < original_args.size(); ++i) {
+    const Value& v = original_args[i];
+    if (v.is_tensor() && v.tensor()) {
+      const TensorImplPtr& t = (schema.is_inplace() && i == 0) ? self_before : v.tensor();
+      ctx.saved_inputs[i] = SavedTensor(t, /*is_output=*/false, 0);
+      edges.push_back(GradientEdge(v.tensor()));
+      input_meta.push_back({v.tensor()->shape(), v.tensor()->dtype()});
+    } else if (v.is_tensor_list()) {
+      for (const auto& t : v.tensors()) {
+        ctx.saved_lists[i].emplace_back(t, false, 0);
+        edges.push_back(GradientEdge(t));
+        input_meta.push_back({t->shape(), t->dtype()});
+      }
+    } else {
+      ctx.args[i] = v;
+    }
+  }
+  for (size_t i = 0; i < call.outputs.size(); ++i) {
+    const TensorImplPtr& o = call.outputs[i];
+    ctx.output_meta.push_back({o->shape(), o->dtype()});
+    ctx.saved_outputs.emplace_back(o, /*is_output=*/true, static_cast<uint32_t>(i));
+  }
+  auto node = std::make_shared<OpNode>(std::move(ctx));
+  node->input_meta_ = std::move(input_meta);
+  node->mutable_next_edges() = std::move(edges);
+  node->set_num_outputs(static_cast<uint32_t>(call.outputs.size()));
+  for (size_t i = 0; i < call.outputs.size(); ++i) {
+    if (IsFloatingPoint(call.outputs[i]->dtype())) SetHistory(call.outputs[i], node, i);
+  }
+}
+
+}  // namespace
+
+TensorImplPtr BackwardCtx::input(int arg) const { return saved_inputs[arg].Unpack(nullptr); }
+
+TensorList BackwardCtx::input_list(int arg) const {
+  TensorList out;
+  for (const auto& s : saved_lists[arg]) out.push_back(s.Unpack(nullptr));
+  return out;
+}
+
+TensorImplPtr BackwardCtx::output(int i) const { return saved_outputs[i].Unpack(node); }
+
+TensorImplPtr BackwardCtx::grad(int i) const {
+  if (grads[i]) return grads[i];
+  const OutMeta& m = output_meta[i];
+  return Full(m.shape, Scalar::Int(0), m.dtype, Device{});
+}
+
+DimVector BroadcastShapes(const DimVector& a, const DimVector& b, const char* op) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    OF_CHECK(da == db || da == 1 || db == 1, RuntimeError, op, "(): The size of tensor a (", da,
+             ") must match the size of tensor b (", db, ") at non-singleton dimension ", i,
+             " (shapes ", ShapeToString(a), " and ", ShapeToString(b), ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+TensorImplPtr SumToShape(const TensorImplPtr& grad, const DimVector& shape) {
+  return Call("sum_to_size", {grad, shape});
+}
+
+namespace {
+
+void InferElementwiseImpl(OpCall& call, int mode) {
+  std::vector<const Value*> operands;
+  DimVector shape;
+  bool first = true;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const Value& v = call.args[i];
+    ArgType type = call.op->schema().args[i].type;
+    if (type == ArgType::kTensor && v.is_tensor()) {
+      operands.push_back(&v);
+      shape = first ? v.tensor()->shape()
+                    : BroadcastShapes(shape, v.tensor()->shape(), call.name().c_str());
+      first = false;
+    }
+  }
+  DType dtype = ResultType(operands);
+  if (mode == 1 && !IsFloatingPoint(dtype)) dtype = DefaultFloatDType();
+  call.compute_dtype = dtype;
+  call.cast_inputs = true;
+  call.out_meta = {{shape, mode == 2 ? DType::kBool : dtype}};
+}
+
+}  // namespace
+
+void InferElementwise(OpCall& call) { InferElementwiseImpl(call, 0); }
+void InferElementwiseFloat(OpCall& call) { InferElementwiseImpl(call, 1); }
+void InferElementwiseBool(OpCall& call) { InferElementwiseImpl(call, 2); }
+
+std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
+  const Schema& schema = op.schema();
+  FillDefaults(schema, args);
+  OpCall call;
+  call.op = &op;
+  call.args = std::move(args);
+  call.device = CallDevice(call);
+
+  if (op.composite()) {
+    op.composite()(call);
+    std::vector<Value> out;
+    for (auto& t : call.outputs) out.emplace_back(std::move(t));
+    return out;
+  }
+
+  CheckDevices(call);
+  const bool record =
+      op.differentiable() && op.backward() && GradMode::is_enabled() && AnyRequiresGrad(call.args);
+  const bool inplace = schema.is_inplace();
+  TensorImplPtr self_before;
+  if (inplace) {
+    const TensorImplPtr& self = call.tensor(0);
+    if (record) {
+      OF_CHECK(!(self->is_leaf() && self->requires_grad()), RuntimeError,
+               "a leaf Variable that requires grad is being used in an in-place operation. (op: ",
+               schema.name, ")");
+      self_before = Clone(self);  // the formula may need the value before the update
+    }
+  }
+  std::vector<Value> original_args;
+  if (record) original_args = call.args;
+
+  if (op.infer()) op.infer()(call);
+  if (call.cast_inputs) {
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      Value& v = call.args[i];
+      if (v.is_tensor() && v.tensor() && v.tensor()->dtype() != call.compute_dtype) {
+        v = Value(ToDType(v.tensor(), call.compute_dtype, false), v.is_wrapped_number());
+      }
+    }
+  }
+
+  TensorImplPtr inplace_target;
+  if (inplace) {
+    inplace_target = original_args.empty() ? call.tensor(0) : original_args[0].tensor();
+    if (!record) inplace_target = call.tensor(0);
+    OF_CHECK(call.out_meta.empty() || call.out_meta[0].shape == inplace_target->shape(),
+             RuntimeError, "output with shape ", ShapeToString(inplace_target->shape()),
+             " doesn't match the broadcast shape ", ShapeToString(call.out_meta[0].shape),
+             " (op: ", schema.name, ")");
+    OF_CHECK(call.out_meta.empty() || CanCast(call.out_meta[0].dtype, inplace_target->dtype()),
+             RuntimeError, "result type ", DTypeName(call.out_meta[0].dtype),
+             " can't be cast to the desired output type ", DTypeName(inplace_target->dtype()),
+             " (op: ", schema.name, ")");
+  }
+  bool direct =
+      inplace && !call.out_meta.empty() && call.out_meta[0].dtype == inplace_target->dtype();
+  if (direct) {
+    call.outputs = {inplace_target};
+  } else {
+    for (const OutMeta& m : call.out_meta) {
+      call.outputs.push_back(TensorImpl::Empty(m.shape, m.dtype, call.device));
+    }
+  }
+  RunKernel(call);
+  if (inplace) {
+    if (!direct)
+      CopyInto(call.outputs[0], inplace_target);
+    else
+      inplace_target->BumpVersion();
+    call.outputs = {inplace_target};
+  }
+
+  if (record) Record(call, original_args, self_before);
+  std::vector<Value> out;
+  for (auto& t : call.outputs) out.emplace_back(std::move(t));
+  return out;
+}
+
+std::vector<Value> CallAll(const std::string& op_name, std::vector<Value> args) {
+  return Dispatch(OpRegistry::Get(op_name), std::move(args));
+}
+
+TensorImplPtr Call(const std::string& op_name, std::vector<Value> args) {
+  auto out = CallAll(op_name, std::move(args));
+  OF_CHECK(!out.empty() && out[0].is_tensor(), RuntimeError, "op '", op_name,
+           "' returned no tensor");
+  return out[0].tensor();
+}
+
+}  // namespace oneflow

@@ -1,0 +1,122 @@
+#include "core/framework/node.h"
+
+#include <atomic>
+
+#include "core/framework/dispatch.h"
+#include "core/framework/grad_mode.h"
+#include "core/runtime/error.h"
+
+namespace oneflow {
+namespace {
+std::atomic<uint64_t> next_sequence_nr{0};
+}  // namespace
+
+Node::Node() : sequence_nr_(next_sequence_nr.fetch_add(1)) {}
+
+void Node::AddOutputHook(uint32_t output_nr, TensorHook hook) {
+  output_hooks_.emplace_back(output_nr, std::move(hook));
+}
+
+void Node::AddRetainGrad(uint32_t output_nr, std::weak_ptr<TensorImpl> tensor) {
+  for (const auto& [nr, t] : retain_grads_) {
+    if (nr == output_nr && t.lock() == tensor.lock()) return;
+  }
+  retain_grads_.emplace_back(output_nr, std::move(tensor));
+}
+
+void Node::RunOutputHooks(TensorList& grads) {
+  for (auto& [nr, hook] : output_hooks_) {
+    if (nr < grads.size() && grads[nr]) {
+      TensorImplPtr replaced = hook(grads[nr]);
+      if (replaced) grads[nr] = replaced;
+    }
+  }
+  for (auto& [nr, weak] : retain_grads_) {
+    TensorImplPtr t = weak.lock();
+    if (!t || nr >= grads.size() || !grads[nr]) continue;
+    AutogradMeta& meta = t->autograd();
+    // A retained grad is a fresh tensor (not an alias of what flows on).
+    if (!meta.grad) {
+      meta.grad = GradMode::is_enabled() ? grads[nr] : grads[nr]->Detach();
+      if (!GradMode::is_enabled()) meta.grad = Call("clone", {meta.grad});
+    } else {
+      meta.grad = Call("add", {meta.grad, grads[nr]});
+    }
+  }
+}
+
+TensorList AccumulateGrad::Apply(TensorList&& grads) {
+  TensorImplPtr leaf = leaf_.lock();
+  if (!leaf || grads.empty() || !grads[0]) return {};
+  AutogradMeta& meta = leaf->autograd();
+  TensorImplPtr g = grads[0];
+  if (!meta.grad) {
+    // Keep the gradient's graph only when building a higher-order graph.
+    meta.grad = GradMode::is_enabled() ? g : Call("clone", {g->Detach()});
+  } else if (GradMode::is_enabled()) {
+    meta.grad = Call("add", {meta.grad, g});
+  } else {
+    GradModeGuard no_grad(false);
+    meta.grad = Call("add", {meta.grad->Detach(), g->Detach()});
+  }
+  return {};
+}
+
+Edge GradientEdge(const TensorImplPtr& t) {
+  if (!t || !t->requires_grad()) return {};
+  AutogradMeta& meta = t->autograd();
+  if (meta.grad_fn) return {meta.grad_fn, meta.output_nr};
+  std::shared_ptr<Node> acc = meta.grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    meta.grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+void SetHistory(const TensorImplPtr& t, const std::shared_ptr<Node>& node, uint32_t output_nr) {
+  AutogradMeta& meta = t->autograd();
+  meta.requires_grad = true;
+  meta.grad_fn = node;
+  meta.output_nr = output_nr;
+  meta.grad_accumulator.reset();
+  if (meta.retains_grad) node->AddRetainGrad(output_nr, t);
+}
+
+SavedTensor::SavedTensor(const TensorImplPtr& t, bool is_output, uint32_t output_nr)
+    : defined_(t != nullptr), is_output_(is_output), output_nr_(output_nr) {
+  if (!t) return;
+  saved_version_ = t->version();
+  // Outputs are kept without their history: the node owning this SavedTensor is
+  // their grad_fn, and holding it here would be a reference cycle.
+  data_ = is_output ? t->Detach() : t;
+}
+
+TensorImplPtr SavedTensor::Unpack(const std::shared_ptr<Node>& node) const {
+  if (!defined_) return nullptr;
+  OF_CHECK(!released_, RuntimeError,
+           "Trying to backward through the graph a second time (or directly access saved tensors "
+           "after they have already been freed). Saved intermediate values of the graph are freed "
+           "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+           "backward through the graph a second time or if you need to access saved tensors after "
+           "calling backward.");
+  OF_CHECK(data_->version() == saved_version_, RuntimeError,
+           "one of the variables needed for gradient computation has been modified by an inplace "
+           "operation: [oneflow.",
+           DTypeName(data_->dtype()), " ", ShapeToString(data_->shape()), "]",
+           node ? ", which is output " + std::to_string(output_nr_) + " of " + node->name() : "",
+           ", is at version ", data_->version(), "; expected version ", saved_version_,
+           " instead.");
+  if (!is_output_ || !node) return data_;
+  // Double backward needs the output connected to the node that made it.
+  TensorImplPtr t = data_->Detach();
+  SetHistory(t, node, output_nr_);
+  return t;
+}
+
+void SavedTensor::Release() {
+  data_.reset();
+  released_ = true;
+}
+
+}  // namespace oneflow

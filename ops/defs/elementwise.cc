@@ -1,0 +1,230 @@
+// Elementwise math: declarations and backward formulas. Kernels: ops/cpu/elementwise_kernels.cc.
+
+#include <cmath>
+
+#include "ops/defs/common.h"
+
+namespace oneflow {
+namespace defs {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// Backward of an op whose gradient is g * f(x, out).
+#define OF_UNARY_GRAD(expr)                                  \
+  [](BackwardCtx& c) -> TensorList {                         \
+    if (!c.needs_grad[0]) return {nullptr};                  \
+    const TensorImplPtr g = c.grad();                        \
+    [[maybe_unused]] auto x = [&] { return c.input(0); };    \
+    [[maybe_unused]] auto out = [&] { return c.output(0); }; \
+    return {expr};                                           \
+  }
+
+// Float-valued unary ops (integers compute in the default float dtype).
+#define OF_UNARY_FLOAT(name, grad_expr)               \
+  OF_OP_WITH_INPLACE(#name "(Tensor self) -> Tensor") \
+      .Infer(InferElementwiseFloat)                   \
+      .Backward(OF_UNARY_GRAD(grad_expr))
+// Unary ops that keep the input dtype.
+#define OF_UNARY_SAME(name, grad_expr)                \
+  OF_OP_WITH_INPLACE(#name "(Tensor self) -> Tensor") \
+      .Infer(InferElementwise)                        \
+      .Backward(OF_UNARY_GRAD(grad_expr))
+
+OF_UNARY_SAME(abs, Mul(g, Unary("sign", x())));
+OF_UNARY_SAME(neg, Neg(g));
+OF_UNARY_FLOAT(exp, Mul(g, out()));
+OF_UNARY_FLOAT(expm1, Mul(g, Add(out(), Num(1))));
+OF_UNARY_FLOAT(log, Div(g, x()));
+OF_UNARY_FLOAT(log1p, Div(g, Add(x(), Num(1))));
+OF_UNARY_FLOAT(log2, Div(g, Mul(x(), Num(std::log(2.0)))));
+OF_UNARY_FLOAT(log10, Div(g, Mul(x(), Num(std::log(10.0)))));
+OF_UNARY_FLOAT(sqrt, Div(g, Mul(out(), Num(2))));
+OF_UNARY_FLOAT(rsqrt, Mul(Mul(g, Num(-0.5)), Call("pow", {out(), Num(3)})));
+OF_UNARY_FLOAT(reciprocal, Neg(Mul(g, Mul(out(), out()))));
+OF_UNARY_SAME(square, Mul(g, Mul(x(), Num(2))));
+OF_UNARY_FLOAT(sin, Mul(g, Unary("cos", x())));
+OF_UNARY_FLOAT(cos, Neg(Mul(g, Unary("sin", x()))));
+OF_UNARY_FLOAT(tan, Mul(g, Add(Mul(out(), out()), Num(1))));
+OF_UNARY_FLOAT(asin, Div(g, Unary("sqrt", Sub(Num(1), Mul(x(), x())))));
+OF_UNARY_FLOAT(acos, Neg(Div(g, Unary("sqrt", Sub(Num(1), Mul(x(), x()))))));
+OF_UNARY_FLOAT(atan, Div(g, Add(Mul(x(), x()), Num(1))));
+OF_UNARY_FLOAT(sinh, Mul(g, Unary("cosh", x())));
+OF_UNARY_FLOAT(cosh, Mul(g, Unary("sinh", x())));
+OF_UNARY_FLOAT(tanh, Mul(g, Sub(Num(1), Mul(out(), out()))));
+OF_UNARY_FLOAT(asinh, Div(g, Unary("sqrt", Add(Mul(x(), x()), Num(1)))));
+OF_UNARY_FLOAT(acosh, Div(g, Unary("sqrt", Sub(Mul(x(), x()), Num(1)))));
+OF_UNARY_FLOAT(atanh, Div(g, Sub(Num(1), Mul(x(), x()))));
+OF_UNARY_FLOAT(sigmoid, Mul(g, Mul(out(), Sub(Num(1), out()))));
+OF_UNARY_SAME(relu, Mul(g, Call("gt", {out(), Num(0)})));
+OF_UNARY_FLOAT(erf, Mul(g, Mul(Num(2.0 / std::sqrt(kPi)), Unary("exp", Neg(Mul(x(), x()))))));
+OF_UNARY_FLOAT(erfc, Mul(g, Mul(Num(-2.0 / std::sqrt(kPi)), Unary("exp", Neg(Mul(x(), x()))))));
+OF_UNARY_FLOAT(erfinv, Mul(g, Mul(Num(std::sqrt(kPi) / 2.0), Unary("exp", Mul(out(), out())))));
+OF_UNARY_FLOAT(lgamma, Mul(g, Unary("digamma", x())));
+OF_OP("digamma(Tensor self) -> Tensor").Infer(InferElementwiseFloat);
+OF_UNARY_SAME(floor, ZerosLike(g));
+OF_UNARY_SAME(ceil, ZerosLike(g));
+OF_UNARY_SAME(round, ZerosLike(g));
+OF_UNARY_SAME(trunc, ZerosLike(g));
+OF_UNARY_SAME(sign, ZerosLike(g));
+OF_OP("isnan(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable();
+OF_OP("isinf(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable();
+OF_OP("isfinite(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable();
+
+// Binary ops. Inputs are broadcast and promoted; OpNode sums gradients back to
+// each input's shape and casts them to its dtype.
+TensorList AddGrad(BackwardCtx& c, double sign) {
+  TensorImplPtr g = c.grad();
+  const Scalar& alpha = c.scalar(2);
+  TensorImplPtr gb;
+  if (c.needs_grad[1]) {
+    double a = sign * alpha.d;
+    gb = a == 1.0 ? g : Mul(g, Num(a));
+  }
+  return {c.needs_grad[0] ? g : nullptr, gb};
+}
+
+OF_OP_WITH_INPLACE("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+    .Infer(InferElementwise)
+    .Backward([](BackwardCtx& c) { return AddGrad(c, 1.0); });
+OF_OP_WITH_INPLACE("sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+    .Infer(InferElementwise)
+    .Backward([](BackwardCtx& c) { return AddGrad(c, -1.0); });
+OF_OP_WITH_INPLACE("mul(Tensor self, Tensor other) -> Tensor")
+    .Infer(InferElementwise)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr g = c.grad();
+      return {c.needs_grad[0] ? Mul(g, c.input(1)) : nullptr,
+              c.needs_grad[1] ? Mul(g, c.input(0)) : nullptr};
+    });
+
+// True division computes in floats; with rounding_mode it keeps integer dtypes.
+void InferDiv(OpCall& call) {
+  if (call.args[2].is_none()) {
+    InferElementwiseFloat(call);
+  } else {
+    const std::string& mode = call.args[2].str();
+    OF_CHECK(mode == "trunc" || mode == "floor", ValueError,
+             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", mode,
+             "'");
+    InferElementwise(call);
+  }
+}
+OF_OP_WITH_INPLACE("div(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor")
+    .Infer(InferDiv)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      if (!c.arg(2).is_none())
+        return {c.needs_grad[0] ? ZerosLike(c.grad()) : nullptr,
+                c.needs_grad[1] ? ZerosLike(c.grad()) : nullptr};
+      TensorImplPtr g = c.grad();
+      TensorImplPtr b = c.input(1);
+      return {c.needs_grad[0] ? Div(g, b) : nullptr,
+              c.needs_grad[1] ? Neg(Div(Mul(g, c.input(0)), Mul(b, b))) : nullptr};
+    });
+OF_OP_WITH_INPLACE("floor_divide(Tensor self, Tensor other) -> Tensor")
+    .Infer(InferElementwise)
+    .NonDifferentiable();
+OF_OP_WITH_INPLACE("fmod(Tensor self, Tensor other) -> Tensor")
+    .Infer(InferElementwise)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr g = c.grad();
+      TensorImplPtr q = Call("div", {c.input(0), c.input(1), std::string("trunc")});
+      return {c.needs_grad[0] ? g : nullptr, c.needs_grad[1] ? Neg(Mul(g, q)) : nullptr};
+    });
+OF_OP_WITH_INPLACE("remainder(Tensor self, Tensor other) -> Tensor")
+    .Infer(InferElementwise)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr g = c.grad();
+      TensorImplPtr q = Call("div", {c.input(0), c.input(1), std::string("floor")});
+      return {c.needs_grad[0] ? g : nullptr, c.needs_grad[1] ? Neg(Mul(g, q)) : nullptr};
+    });
+OF_OP_WITH_INPLACE("pow(Tensor self, Tensor exponent) -> Tensor")
+    .Infer(InferElementwise)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr g = c.grad();
+      TensorImplPtr a = c.input(0), b = c.input(1);
+      TensorImplPtr ga, gb;
+      if (c.needs_grad[0]) {
+        // d/da a^b = b * a^(b-1); zero where b == 0 (avoids 0 * inf).
+        ga = Mul(g, Mul(b, Call("pow", {a, Sub(b, Num(1))})));
+        ga = Call("where", {Call("eq", {b, Num(0)}), Num(0), ga});
+      }
+      if (c.needs_grad[1]) {
+        // d/db a^b = a^b * log(a); zero where a == 0 and b >= 0.
+        gb = Mul(g, Mul(c.output(0), Unary("log", a)));
+        gb = Call("where", {Call("logical_and", {Call("eq", {a, Num(0)}), Call("ge", {b, Num(0)})}),
+                            Num(0), gb});
+      }
+      return {ga, gb};
+    });
+OF_OP_WITH_INPLACE("atan2(Tensor self, Tensor other) -> Tensor")
+    .Infer(InferElementwiseFloat)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr g = c.grad();
+      TensorImplPtr a = c.input(0), b = c.input(1);
+      TensorImplPtr denom = Add(Mul(a, a), Mul(b, b));
+      return {c.needs_grad[0] ? Div(Mul(g, b), denom) : nullptr,
+              c.needs_grad[1] ? Div(Mul(g, Neg(a)), denom) : nullptr};
+    });
+
+// maximum/minimum: the gradient goes to the larger (smaller) input, split in
+// half on ties, as in PyTorch.
+TensorList MaxMinGrad(BackwardCtx& c, const char* cmp) {
+  TensorImplPtr g = c.grad();
+  TensorImplPtr a = c.input(0), b = c.input(1);
+  TensorImplPtr a_wins = Call(cmp, {a, b});
+  TensorImplPtr tie = Call("eq", {a, b});
+  TensorImplPtr half_g = Mul(g, Num(0.5));
+  TensorImplPtr ga, gb;
+  if (c.needs_grad[0]) ga = Call("where", {tie, half_g, Call("where", {a_wins, g, Num(0)})});
+  if (c.needs_grad[1]) {
+    gb = Call("where", {tie, half_g, Call("where", {a_wins, Num(0), g})});
+  }
+  return {ga, gb};
+}
+OF_OP("maximum(Tensor self, Tensor other) -> Tensor")
+    .Infer(InferElementwise)
+    .Backward([](BackwardCtx& c) { return MaxMinGrad(c, "gt"); });
+OF_OP("minimum(Tensor self, Tensor other) -> Tensor")
+    .Infer(InferElementwise)
+    .Backward([](BackwardCtx& c) { return MaxMinGrad(c, "lt"); });
+OF_OP("logaddexp(Tensor self, Tensor other) -> Tensor")
+    .Infer(InferElementwiseFloat)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr g = c.grad();
+      TensorImplPtr out = c.output(0);
+      return {c.needs_grad[0] ? Mul(g, Unary("exp", Sub(c.input(0), out))) : nullptr,
+              c.needs_grad[1] ? Mul(g, Unary("exp", Sub(c.input(1), out))) : nullptr};
+    });
+
+// Comparisons and logical ops: bool results, no gradient.
+#define OF_COMPARE(name)                               \
+  OF_OP(#name "(Tensor self, Tensor other) -> Tensor") \
+      .Infer(InferElementwiseBool)                     \
+      .NonDifferentiable()
+OF_COMPARE(eq);
+OF_COMPARE(ne);
+OF_COMPARE(lt);
+OF_COMPARE(le);
+OF_COMPARE(gt);
+OF_COMPARE(ge);
+OF_COMPARE(logical_and);
+OF_COMPARE(logical_or);
+OF_COMPARE(logical_xor);
+OF_OP("logical_not(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable();
+
+// Bitwise ops: integers and bool only (the kernels say so).
+#define OF_BITWISE(name)                                            \
+  OF_OP_WITH_INPLACE(#name "(Tensor self, Tensor other) -> Tensor") \
+      .Infer(InferElementwise)                                      \
+      .NonDifferentiable()
+OF_BITWISE(bitwise_and);
+OF_BITWISE(bitwise_or);
+OF_BITWISE(bitwise_xor);
+OF_OP_WITH_INPLACE("bitwise_not(Tensor self) -> Tensor")
+    .Infer(InferElementwise)
+    .NonDifferentiable();
+
+}  // namespace
+}  // namespace defs
+}  // namespace oneflow
