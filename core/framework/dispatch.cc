@@ -79,6 +79,95 @@ class OpNode final : public Node {
   bool released_ = false;
 };
 
+// Geometry of a view inside a buffer laid out like its base.
+struct ViewGeometry {
+  DimVector base_shape, base_stride, shape, stride;
+  int64_t offset = 0;  // relative to the base's first element
+  DType dtype;
+  Device device;
+
+  ViewGeometry(const TensorImpl& base, const TensorImpl& view)
+      : base_shape(base.shape()),
+        base_stride(base.stride()),
+        shape(view.shape()),
+        stride(view.stride()),
+        offset(view.storage_offset() - base.storage_offset()),
+        dtype(view.dtype()),
+        device(view.device()) {}
+
+  // A zero-filled buffer with the base's layout.
+  TensorImplPtr ZeroBase() const {
+    auto t = TensorImpl::EmptyStrided(base_shape, base_stride, dtype, device);
+    Fill(t, Scalar::Int(0));
+    return t;
+  }
+  TensorImplPtr Region(const TensorImplPtr& buffer) const {
+    return buffer->AsStrided(shape, stride, offset);
+  }
+};
+
+// The gradient of a view (after an in-place op rewrote its base's history):
+// zeros of the base's shape with the view's gradient in its region.
+class ViewOfBaseNode final : public Node {
+ public:
+  explicit ViewOfBaseNode(ViewGeometry g) : g_(std::move(g)) {}
+  TensorList Apply(TensorList&& grads) override {
+    TensorImplPtr out = g_.ZeroBase();
+    CopyInto(grads[0], g_.Region(out));
+    return {out};
+  }
+  std::string name() const override { return "AsStridedBackward0"; }
+
+ private:
+  ViewGeometry g_;
+};
+
+// An in-place op on a view, seen from the base: the base's gradient passes
+// through unchanged outside the view, and through the op's own node inside it.
+class CopySlices final : public Node {
+ public:
+  CopySlices(ViewGeometry g, std::shared_ptr<Node> fn) : g_(std::move(g)), fn_(std::move(fn)) {}
+  TensorList Apply(TensorList&& grads) override {
+    TensorImplPtr result = g_.ZeroBase();
+    CopyInto(grads[0], result);
+    TensorImplPtr region = g_.Region(result);
+    TensorList res = fn_->Apply({Clone(region)});
+    if (res.empty() || !res[0]) {
+      Fill(region, Scalar::Int(0));
+    } else {
+      CopyInto(res[0], region);
+    }
+    TensorList out = {result};
+    for (size_t i = 1; i < res.size(); ++i) out.push_back(res[i]);
+    return out;
+  }
+  std::string name() const override { return "CopySlices"; }
+  void ReleaseSaved() override { fn_->ReleaseSaved(); }
+
+ private:
+  ViewGeometry g_;
+  std::shared_ptr<Node> fn_;
+};
+
+// After an in-place op recorded `node` on `self`, a view: the base takes the
+// update into its history (CopySlices) and the view is re-derived from it.
+void RebaseViewHistory(const TensorImplPtr& self, const std::shared_ptr<Node>& node) {
+  const TensorImplPtr& base = self->view_base();
+  OF_CHECK(!(base->is_leaf() && base->requires_grad()), RuntimeError,
+           "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  OF_CHECK(IsNonOverlappingAndDense(base->shape(), base->stride()), NotImplementedError,
+           "autograd of an in-place op on a view of a tensor with a non-dense layout");
+  ViewGeometry geometry(*base, *self);
+  auto copy_slices = std::make_shared<CopySlices>(geometry, node);
+  std::vector<Edge> edges = {GradientEdge(base)};
+  for (size_t i = 1; i < node->next_edges().size(); ++i) edges.push_back(node->next_edges()[i]);
+  copy_slices->mutable_next_edges() = std::move(edges);
+  SetHistory(base, copy_slices, 0);
+  auto view_node = std::make_shared<ViewOfBaseNode>(geometry);
+  view_node->mutable_next_edges() = {GradientEdge(base)};
+  SetHistory(self, view_node, 0);
+}
+
 void FillDefaults(const Schema& schema, std::vector<Value>& args) {
   OF_CHECK(args.size() <= schema.args.size(), TypeError, schema.name, "() takes ",
            schema.args.size(), " arguments but ", args.size(), " were given");
@@ -145,7 +234,9 @@ void Record(OpCall& call, const std::vector<Value>& original_args,
   for (size_t i = 0; i < original_args.size(); ++i) {
     const Value& v = original_args[i];
     if (v.is_tensor() && v.tensor()) {
-      const TensorImplPtr& t = (schema.is_inplace() && i == 0) ? self_before : v.tensor();
+      // Saved as the kernel saw it (promoted), so formulas compute in the op's dtype.
+      const TensorImplPtr& t =
+          (schema.is_inplace() && i == 0) ? self_before : call.args[i].tensor();
       ctx.saved_inputs[i] = SavedTensor(t, /*is_output=*/false, 0);
       edges.push_back(GradientEdge(v.tensor()));
       input_meta.push_back({v.tensor()->shape(), v.tensor()->dtype()});
@@ -168,6 +259,10 @@ void Record(OpCall& call, const std::vector<Value>& original_args,
   node->input_meta_ = std::move(input_meta);
   node->mutable_next_edges() = std::move(edges);
   node->set_num_outputs(static_cast<uint32_t>(call.outputs.size()));
+  if (schema.is_inplace() && call.outputs[0]->view_base()) {
+    RebaseViewHistory(call.outputs[0], node);
+    return;
+  }
   for (size_t i = 0; i < call.outputs.size(); ++i) {
     if (IsFloatingPoint(call.outputs[i]->dtype())) SetHistory(call.outputs[i], node, i);
   }
@@ -303,6 +398,11 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
     }
   }
   RunKernel(call);
+  if (schema.is_view() && !call.outputs.empty() &&
+      call.outputs[0]->storage() == call.tensor(0)->storage()) {
+    const TensorImplPtr& in = call.tensor(0);
+    call.outputs[0]->set_view_base(in->view_base() ? in->view_base() : in);
+  }
   if (inplace) {
     if (!direct)
       CopyInto(call.outputs[0], inplace_target);

@@ -83,11 +83,12 @@ class Parser {
     return std::string(text_.substr(start, pos_ - start));
   }
 
-  ArgType Type(int* list_size, bool* mutated) {
+  ArgType Type(int* list_size, bool* mutated, bool* aliased = nullptr) {
     std::string t = Ident();
     if (Accept('(')) {  // alias annotation: (a) or (a!)
       Ident();
       *mutated = Accept('!');
+      if (aliased) *aliased = true;
       Expect(')');
     }
     ArgType type;
@@ -210,7 +211,8 @@ class Parser {
   ReturnSpec Return() {
     ReturnSpec r;
     int list_size = 0;
-    r.type = Type(&list_size, &r.aliases_input);
+    bool mutated = false;
+    r.type = Type(&list_size, &mutated, &r.aliases_input);
     SkipSpace();
     if (pos_ < text_.size() &&
         (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {

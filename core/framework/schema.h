@@ -46,7 +46,7 @@ struct ArgSpec {
 struct ReturnSpec {
   std::string name;  // empty when unnamed
   ArgType type = ArgType::kTensor;
-  bool aliases_input = false;  // Tensor(a!): returns the mutated argument
+  bool aliases_input = false;  // Tensor(a) or Tensor(a!): shares memory with an input
 };
 
 struct Schema {
@@ -60,6 +60,8 @@ struct Schema {
   std::string full_name() const { return overload.empty() ? name : name + "." + overload; }
   // In-place ops end in '_' and mutate their first argument.
   bool is_inplace() const { return !args.empty() && args[0].mutated; }
+  // View ops return Tensor(a): an alias of their first argument's memory.
+  bool is_view() const { return !is_inplace() && !returns.empty() && returns[0].aliases_input; }
   // Index of the argument named `name`, or -1.
   int ArgIndex(std::string_view arg_name) const;
 };

@@ -36,8 +36,7 @@ struct AutogradMeta {
   // Non-leaves: keep .grad as well (Tensor.retain_grad()).
   bool retains_grad = false;
   // Tensor.register_hook: each may replace the gradient (non-null result).
-  std::vector<std::function<std::shared_ptr<TensorImpl>(const std::shared_ptr<TensorImpl>&)>>
-      hooks;
+  std::vector<std::function<std::shared_ptr<TensorImpl>(const std::shared_ptr<TensorImpl>&)>> hooks;
 };
 
 // The data of a tensor: a view (offset, shape, stride; all in elements) of a
@@ -85,6 +84,10 @@ class TensorImpl {
   // The autograd state, created on first use.
   AutogradMeta& autograd();
   const AutogradMeta* autograd_if_any() const { return autograd_.get(); }
+  // Views made by view ops remember the tensor that owns the memory (never a
+  // view itself), so in-place ops on the view can update the base's history.
+  const std::shared_ptr<TensorImpl>& view_base() const { return view_base_; }
+  void set_view_base(std::shared_ptr<TensorImpl> base) { view_base_ = std::move(base); }
   // A new tensor sharing this one's storage, geometry and version counter, but
   // with no autograd state (Tensor.detach()).
   std::shared_ptr<TensorImpl> Detach() const;
@@ -101,6 +104,7 @@ class TensorImpl {
   DType dtype_;
   std::shared_ptr<VersionCounter> version_;
   std::unique_ptr<AutogradMeta> autograd_;
+  std::shared_ptr<TensorImpl> view_base_;
 };
 
 using TensorImplPtr = std::shared_ptr<TensorImpl>;

@@ -6,7 +6,7 @@ The graph is recorded and run in C++ (oneflow._C); this module is its Python fac
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional, Union
+from typing import Optional, Union  # noqa: F401 (Optional used in annotations)
 
 from oneflow import _C
 from oneflow.autograd.function import Function, FunctionCtx

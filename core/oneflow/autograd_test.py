@@ -1,0 +1,253 @@
+"""The autograd engine and its Python API, against PyTorch."""
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+
+
+def both(fn):
+    """Runs fn(module) for oneflow and torch; returns both results."""
+    return fn(flow), fn(torch)
+
+
+def close(a, b, rtol=1e-6):
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=1e-7)
+
+
+def test_backward_accumulates_into_leaves():
+    def run(m):
+        x = m.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        w = m.tensor([[0.5], [2.0], [-1.0]], requires_grad=True)
+        for _ in range(2):
+            y = (m.exp(x) * w).sum() + (x * x).mean()
+            y.backward()
+        return x.grad, w.grad
+
+    (gx, gw), (tx, tw) = both(run)
+    close(gx, tx)
+    close(gw, tw)
+
+
+def test_graph_metadata():
+    x = flow.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = y.sum()
+    assert x.is_leaf and not y.is_leaf and x.grad_fn is None
+    assert y.grad_fn.name() == "MulBackward0" and z.grad_fn.name() == "SumBackward0"
+    assert z.grad_fn.next_functions[0][0] is not None
+    assert y.requires_grad and not flow.tensor([1.0]).requires_grad
+    assert repr(y) == "tensor([2., 4.], dtype=oneflow.float32, grad_fn=<MulBackward0>)"
+    assert x.detach().requires_grad is False and x.detach().data_ptr() == x.data_ptr()
+
+
+def test_autograd_grad_and_second_order():
+    def run(m):
+        x = m.tensor([0.5, 1.5, -1.0], requires_grad=True)
+        y = (m.sin(x) * x**3).sum()
+        (g,) = m.autograd.grad(y, x, create_graph=True)
+        (gg,) = m.autograd.grad(g.sum(), x)
+        return g, gg, x.grad
+
+    (g, gg, xg), (tg, tgg, txg) = both(run)
+    close(g, tg)
+    close(gg, tgg)
+    assert xg is None and txg is None  # autograd.grad does not touch .grad
+
+
+def test_grad_with_grad_outputs_and_allow_unused():
+    x = flow.tensor([1.0, 2.0], requires_grad=True)
+    unused = flow.tensor([1.0], requires_grad=True)
+    y = x * 3
+    (g,) = flow.autograd.grad(y, x, grad_outputs=flow.tensor([1.0, 10.0]), retain_graph=True)
+    assert g.tolist() == [3.0, 30.0]
+    with pytest.raises(RuntimeError, match="allow_unused"):
+        flow.autograd.grad(y.sum(), [x, unused], retain_graph=True)
+    gx, gu = flow.autograd.grad(y.sum(), [x, unused], allow_unused=True)
+    assert gu is None and gx.tolist() == [3.0, 3.0]
+
+
+def test_errors_match_torch():
+    def second_backward(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()
+        y.backward()
+        y.backward()
+
+    def no_grad_backward(m):
+        m.tensor([1.0]).sum().backward()
+
+    def non_scalar(m):
+        (m.tensor([1.0, 2.0], requires_grad=True) * 2).backward()
+
+    def leaf_inplace(m):
+        m.tensor([1.0], requires_grad=True).add_(1)
+
+    def modified_saved(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        z = (y * y).sum()
+        y.add_(1)
+        z.backward()
+
+    def view_of_leaf_inplace(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        x[0:1].mul_(2)
+
+    for fn, match in [
+        (second_backward, "backward through the graph a second time"),
+        (no_grad_backward, "does not require grad"),
+        (non_scalar, "only for scalar outputs"),
+        (leaf_inplace, "leaf Variable that requires grad"),
+        (modified_saved, "modified by an inplace operation"),
+        (view_of_leaf_inplace, "view of a leaf Variable"),
+    ]:
+        with pytest.raises(RuntimeError):
+            fn(torch)
+        with pytest.raises(RuntimeError, match=match):
+            fn(flow)
+
+
+def test_retain_graph_allows_second_backward():
+    x = flow.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad.tolist() == [4.0, 8.0]
+
+
+def test_hooks_and_retain_grad():
+    def run(m):
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        seen = []
+        y.register_hook(lambda g: seen.append(g.tolist()))
+        x.register_hook(lambda g: g * 10)
+        (y * y).sum().backward()
+        return x.grad, y.grad, seen
+
+    (gx, gy, seen), (tx, ty, tseen) = both(run)
+    close(gx, tx)
+    close(gy, ty)
+    assert seen == tseen
+
+
+def test_hook_handle_removes():
+    x = flow.tensor([1.0], requires_grad=True)
+    h = x.register_hook(lambda g: g * 100)
+    h.remove()
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0]
+
+
+def test_grad_modes():
+    x = flow.tensor([1.0], requires_grad=True)
+    with flow.no_grad():
+        assert not (x * 2).requires_grad
+        with flow.enable_grad():
+            assert (x * 2).requires_grad
+    assert (x * 2).requires_grad
+    with flow.set_grad_enabled(False):
+        assert not flow.is_grad_enabled()
+    assert flow.is_grad_enabled()
+    with flow.inference_mode():
+        assert not (x * 2).requires_grad
+
+    @flow.no_grad()
+    def f():
+        return x * 2
+
+    assert not f().requires_grad
+    flow.set_grad_enabled(False)
+    assert not flow.is_grad_enabled()
+    flow.set_grad_enabled(True)
+
+
+def test_inplace_on_view_updates_base_and_its_gradient():
+    def run(m):
+        a = m.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        b = m.tensor([5.0, 6.0], requires_grad=True)
+        base = a * 1
+        row = base[1]
+        row.mul_(b)
+        base[:, 0].add_(10.0)
+        (base * base).sum().backward()
+        return base, a.grad, b.grad
+
+    (base, ga, gb), (tbase, tga, tgb) = both(run)
+    close(base, tbase)
+    close(ga, tga)
+    close(gb, tgb)
+
+
+def test_inplace_on_plain_tensor_takes_requires_grad():
+    def run(m):
+        x = m.zeros(3)
+        y = m.tensor([1.0, 2.0], requires_grad=True)
+        x[1:].copy_(y * 2)
+        x.sum().backward()
+        return x.requires_grad, y.grad
+
+    (rq, g), (trq, tg) = both(run)
+    assert rq == trq
+    close(g, tg)
+
+
+def test_custom_function():
+    class Cube(flow.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_backward(x)
+            ctx.k = k
+            return x * x * x * k
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            assert ctx.needs_input_grad == (True, False)
+            return grad * 3 * x * x * ctx.k, None
+
+    x = flow.tensor([1.0, 2.0], requires_grad=True)
+    y = Cube.apply(x, 2.0)
+    assert y.grad_fn.name() == "CubeBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [6.0, 24.0]
+
+
+def test_custom_function_non_differentiable_output():
+    class SortLike(flow.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            idx = flow.tensor([1, 0])
+            ctx.mark_non_differentiable(idx)
+            return x * 2, idx
+
+        @staticmethod
+        def backward(ctx, g, g_idx):
+            return g * 2
+
+    x = flow.tensor([1.0, 2.0], requires_grad=True)
+    y, idx = SortLike.apply(x)
+    assert not idx.requires_grad and y.requires_grad
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_grad_setter_checks_shape():
+    x = flow.tensor([1.0, 2.0], requires_grad=True)
+    x.grad = flow.tensor([1.0, 1.0])
+    assert x.grad.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="different size"):
+        x.grad = flow.tensor([1.0])
+    x.grad = None
+    assert x.grad is None
+
+
+def test_requires_grad_rules():
+    with pytest.raises(RuntimeError, match="floating point"):
+        flow.tensor([1]).requires_grad_()
+    y = flow.tensor([1.0], requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="leaf variables"):
+        y.requires_grad_(False)
