@@ -135,10 +135,10 @@ def run_case(case: OpCase, seed: int = 0) -> int:
                 what = f"{case.name} shapes={shapes} dtype={dtype} noncontiguous={noncontig}"
                 try:
                     theirs = _flatten(case.fn(torch, *theirs_in))
-                except Exception as e:  # torch refuses: we must refuse with the same type
+                except Exception as e:  # noqa: BLE001 (torch refuses: we must refuse with the same type)
                     try:
                         case.fn(flow, *ours_in)
-                    except Exception as ours_e:
+                    except Exception as ours_e:  # noqa: BLE001
                         assert type(ours_e).__name__ == type(e).__name__ or isinstance(ours_e, type(e)), (
                             f"{what}: torch raised {type(e).__name__}, we raised {type(ours_e).__name__}: {ours_e}"
                         )
