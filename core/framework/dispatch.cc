@@ -215,7 +215,7 @@ void RunKernel(OpCall& call) {
   const KernelEntry& k = call.op->kernel(call.device.type);
   OF_CHECK(k.fn != nullptr, NotImplementedError, "op '", call.name(), "' has no kernel for ",
            call.device.type_name());
-  OF_CHECK((k.dtypes & DTypeBit(call.compute_dtype)) != 0, RuntimeError, "\"", call.name(), "_",
+  OF_CHECK((k.dtypes & DTypeBit(call.compute_dtype)) != 0, NotImplementedError, "\"", call.name(), "_",
            call.device.type_name(), "\" not implemented for '", DTypeName(call.compute_dtype), "'");
   k.fn(call);
 }
@@ -353,6 +353,8 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
       op.differentiable() && op.backward() && GradMode::is_enabled() && AnyRequiresGrad(call.args);
   const bool inplace = schema.is_inplace();
   TensorImplPtr self_before;
+  // Taken before inputs are cast: the result is written into self as given.
+  TensorImplPtr inplace_target = inplace ? call.tensor(0) : nullptr;
   if (inplace) {
     const TensorImplPtr& self = call.tensor(0);
     if (record) {
@@ -375,10 +377,7 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
     }
   }
 
-  TensorImplPtr inplace_target;
   if (inplace) {
-    inplace_target = original_args.empty() ? call.tensor(0) : original_args[0].tensor();
-    if (!record) inplace_target = call.tensor(0);
     OF_CHECK(call.out_meta.empty() || call.out_meta[0].shape == inplace_target->shape(),
              RuntimeError, "output with shape ", ShapeToString(inplace_target->shape()),
              " doesn't match the broadcast shape ", ShapeToString(call.out_meta[0].shape),

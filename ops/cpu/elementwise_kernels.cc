@@ -39,10 +39,8 @@ A Sign(A x) {
 
 template <typename A>
 A Relu(A x) {
-  if constexpr (std::is_floating_point_v<A>) {
-    if (std::isnan(x)) return x;
-  }
-  return x > A(0) ? x : A(0);
+  // NaN compares false, so it passes through (as in PyTorch); branch-free, so it vectorizes.
+  return x < A(0) ? A(0) : x;
 }
 
 template <typename A>

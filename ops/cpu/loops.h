@@ -47,7 +47,7 @@ void DispatchFloating(DType d, const char* op, Fn&& fn) {
     case DType::kFloat64:
       return fn(TypeTag<double>{});
     default:
-      OF_THROW(RuntimeError, "\"", op, "\" not implemented for '", DTypeName(d), "'");
+      OF_THROW(NotImplementedError, "\"", op, "\" not implemented for '", DTypeName(d), "'");
   }
 }
 
@@ -68,7 +68,7 @@ void DispatchIntegral(DType d, const char* op, Fn&& fn, bool with_bool = false) 
       if (with_bool) return fn(TypeTag<bool>{});
       [[fallthrough]];
     default:
-      OF_THROW(RuntimeError, "\"", op, "\" not implemented for '", DTypeName(d), "'");
+      OF_THROW(NotImplementedError, "\"", op, "\" not implemented for '", DTypeName(d), "'");
   }
 }
 

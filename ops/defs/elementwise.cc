@@ -104,7 +104,7 @@ void InferDiv(OpCall& call) {
     InferElementwiseFloat(call);
   } else {
     const std::string& mode = call.args[2].str();
-    OF_CHECK(mode == "trunc" || mode == "floor", ValueError,
+    OF_CHECK(mode == "trunc" || mode == "floor", RuntimeError,
              "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", mode,
              "'");
     InferElementwise(call);
