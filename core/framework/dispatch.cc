@@ -168,6 +168,17 @@ void RebaseViewHistory(const TensorImplPtr& self, const std::shared_ptr<Node>& n
   SetHistory(self, view_node, 0);
 }
 
+// The op's results as values: one tensor list for a `-> Tensor[]` op (however
+// many pieces), else one value per tensor.
+std::vector<Value> Results(const Schema& schema, TensorList&& outputs) {
+  if (schema.returns.size() == 1 && schema.returns[0].type == ArgType::kTensorList) {
+    return {Value(std::move(outputs))};
+  }
+  std::vector<Value> out;
+  for (auto& t : outputs) out.emplace_back(std::move(t));
+  return out;
+}
+
 void FillDefaults(const Schema& schema, std::vector<Value>& args) {
   OF_CHECK(args.size() <= schema.args.size(), TypeError, schema.name, "() takes ",
            schema.args.size(), " arguments but ", args.size(), " were given");
@@ -215,8 +226,9 @@ void RunKernel(OpCall& call) {
   const KernelEntry& k = call.op->kernel(call.device.type);
   OF_CHECK(k.fn != nullptr, NotImplementedError, "op '", call.name(), "' has no kernel for ",
            call.device.type_name());
-  OF_CHECK((k.dtypes & DTypeBit(call.compute_dtype)) != 0, NotImplementedError, "\"", call.name(), "_",
-           call.device.type_name(), "\" not implemented for '", DTypeName(call.compute_dtype), "'");
+  OF_CHECK((k.dtypes & DTypeBit(call.compute_dtype)) != 0, NotImplementedError, "\"", call.name(),
+           "_", call.device.type_name(), "\" not implemented for '", DTypeName(call.compute_dtype),
+           "'");
   k.fn(call);
 }
 
@@ -343,9 +355,7 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
 
   if (op.composite()) {
     op.composite()(call);
-    std::vector<Value> out;
-    for (auto& t : call.outputs) out.emplace_back(std::move(t));
-    return out;
+    return Results(schema, std::move(call.outputs));
   }
 
   CheckDevices(call);
@@ -411,9 +421,7 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
   }
 
   if (record) Record(call, original_args, self_before);
-  std::vector<Value> out;
-  for (auto& t : call.outputs) out.emplace_back(std::move(t));
-  return out;
+  return Results(schema, std::move(call.outputs));
 }
 
 std::vector<Value> CallAll(const std::string& op_name, std::vector<Value> args) {

@@ -75,6 +75,24 @@ from oneflow._creation import (
     zeros_like,
 )
 from oneflow.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
+from oneflow.random import (
+    Generator,
+    bernoulli,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    set_rng_state,
+)
 
 _C._set_return_types(return_types)
 is_grad_enabled = _C.is_grad_enabled
@@ -91,6 +109,8 @@ def _install_ops(namespace: dict) -> None:
             continue
         namespace[name] = getattr(_C.ops, name)
 
+
+from oneflow._tensor import nonzero
 
 _install_ops(globals())
 

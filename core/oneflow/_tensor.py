@@ -116,59 +116,162 @@ def _to(self, *args, **kwargs):
     return out
 
 
-# Basic indexing: ints, slices (with positive steps), None, Ellipsis.
+# Indexing, with PyTorch's rules. Basic indices (ints, slices, None, Ellipsis)
+# become views; advanced indices (int and bool tensors, sequences, NumPy arrays,
+# Python bools) are left over to gather from that view with the _index op (or
+# to write with index_put_), each at the dim of the view it indexes. A bool mask
+# indexes as many dims as it has. The advanced indices broadcast together; when
+# their dims are adjacent the broadcast dims take their place in the result,
+# otherwise they come first.
+_BAD_INDEX = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})"
+_INDEX_SEQUENCES = (builtins.list, builtins.tuple, builtins.range)
+_INTEGER_DTYPES = ("int8", "int16", "int32", "int64")
+
+
+def _index_tuple(index):
+    """The index as a tuple. Like PyTorch, a short list holding a sequence, tensor, slice, None or
+    Ellipsis is read as a tuple of indices, and any other list as one index tensor."""
+    if isinstance(index, builtins.tuple):
+        return index
+    if isinstance(index, (builtins.list, builtins.range)) and len(index) < 32:
+        for i in index:
+            if i is None or i is Ellipsis or isinstance(i, (Tensor, slice, str, np.ndarray) + _INDEX_SEQUENCES):
+                return builtins.tuple(index)
+    return (index,)
+
+
+def _index_tensor(data):
+    """A sequence or NumPy array used as an index: an int64 tensor, or a bool/uint8 mask."""
+    t = oneflow.tensor(data)
+    return t if t.dtype in (oneflow.bool, oneflow.uint8) else t._to_dtype(oneflow.int64)
+
+
+def _classify_index(i):
+    """One index as (kind, value); kind is one of none, ellipsis, slice, int, bool, tensor."""
+    if i is None:
+        return "none", None
+    if i is Ellipsis:
+        return "ellipsis", None
+    if isinstance(i, slice):
+        return "slice", i
+    if isinstance(i, builtins.bool):
+        return "bool", i
+    if isinstance(i, Tensor):
+        if i.ndim == 0 and i.dtype._name in _INTEGER_DTYPES:
+            return "int", i.item()  # a 0-d integer tensor selects, like an int
+        if i.ndim == 0 and i.dtype in (oneflow.bool, oneflow.uint8):
+            return "bool", builtins.bool(i.item())
+        return "tensor", i
+    if isinstance(i, np.ndarray):
+        if i.ndim == 0 and i.dtype.kind in "iu":
+            return "int", i.item()
+        return "tensor", _index_tensor(i)
+    if isinstance(i, str):
+        raise TypeError(f"invalid index of type str: {i!r}")
+    if isinstance(i, _INDEX_SEQUENCES):
+        return "tensor", _index_tensor(builtins.list(i))
+    if hasattr(i, "__index__") and not isinstance(i, np.bool_):
+        return "int", i.__index__()
+    raise IndexError(_BAD_INDEX.format(type(i).__name__))
+
+
+def _is_mask(t) -> builtins.bool:
+    return t.dtype in (oneflow.bool, oneflow.uint8)
+
+
 def _expand_index(self, index):
-    if not isinstance(index, tuple):
-        index = (index,)
-    for i in index:
-        if not (i is None or i is Ellipsis or isinstance(i, slice) or
-                (hasattr(i, "__index__") and not isinstance(i, (builtins.bool, Tensor)))):
-            raise TypeError(
-                "only integers, slices (`:`), ellipsis (`...`) and None are valid indices "
-                f"so far (got {type(i).__name__}); tensor and boolean indices are not supported yet"
-            )
-    consumed = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+    """The index as a list of (kind, value), with the first Ellipsis replaced by the full slices it
+    stands for (like PyTorch, any later Ellipsis stands for none)."""
+    items = [_classify_index(i) for i in _index_tuple(index)]
+    consumed = 0
+    for kind, value in items:
+        if kind in ("int", "slice"):
+            consumed += 1
+        elif kind == "tensor":
+            consumed += value.ndim if _is_mask(value) else 1
     if consumed > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
-    if Ellipsis in index:
-        at = index.index(Ellipsis)
-        # Like PyTorch, the first ellipsis takes all unindexed dims and any later one none.
-        rest = tuple(i for i in index[at + 1:] if i is not Ellipsis)
-        index = index[:at] + (slice(None),) * (self.ndim - consumed) + rest
-    return index
+    expanded = []
+    ellipsis_seen = False
+    for kind, value in items:
+        if kind == "ellipsis":
+            if not ellipsis_seen:
+                expanded.extend([("slice", slice(None))] * (self.ndim - consumed))
+            ellipsis_seen = True
+        else:
+            expanded.append((kind, value))
+    return expanded
+
+
+def _apply_basic_index(self, index):
+    """Applies the basic indices as views of self; returns the view and the advanced indices left
+    to apply to it, as (tensors, the dims of the view they index)."""
+    out = self
+    dim = 0
+    tensors, dims = [], []
+    for kind, value in _expand_index(self, index):
+        if kind == "none":
+            out = out.unsqueeze(dim)
+            dim += 1
+        elif kind == "slice":
+            step = 1 if value.step is None else value.step.__index__()
+            start = None if value.start is None else value.start.__index__()
+            stop = None if value.stop is None else value.stop.__index__()
+            if not (start is None and stop is None and step == 1):
+                out = out.slice(dim, start, stop, step)
+            dim += 1
+        elif kind == "int":
+            if not -(2**63) <= value < 2**63:
+                raise IndexError(f"index {value} is out of bounds for dimension {dim} with size {out.shape[dim]}")
+            out = out.select(dim, value)
+        elif kind == "bool":
+            # True indexes a new size-1 dim with [0], False with [].
+            out = out.unsqueeze(dim)
+            tensors.append(oneflow.zeros(1 if value else 0, dtype=oneflow.int64, device=out.device))
+            dims.append(dim)
+            dim += 1
+        else:
+            tensors.append(value)
+            dims.append(dim)
+            dim += value.ndim if _is_mask(value) else 1
+    return out, tensors, dims
 
 
 def _getitem(self, index):
-    out = self
-    dim = 0
-    for i in _expand_index(self, index):
-        if i is None:
-            out = out.unsqueeze(dim)
-            dim += 1
-        elif isinstance(i, slice):
-            step = 1 if i.step is None else i.step.__index__()
-            start = None if i.start is None else i.start.__index__()
-            stop = None if i.stop is None else i.stop.__index__()
-            out = out.slice(dim, start, stop, step)
-            dim += 1
-        else:
-            i = i.__index__()
-            if not -(2**63) <= i < 2**63:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {out.shape[dim]}")
-            out = out.select(dim, i)
-    # Indexing always returns a new view, even when it selects everything.
-    return out if out is not self else self.view(self.shape)
+    out, tensors, dims = _apply_basic_index(self, index)
+    if tensors:
+        return out._index(tensors, dims, out.shape)
+    if out is not self:
+        return out
+    # Basic indexing always returns a new view, even when it selects everything (keeping the strides).
+    return self.slice(0) if self.ndim else self.view(())
+
+
+def _strip_leading_ones(value):
+    """Like PyTorch, leading size-1 dims of an assigned tensor are ignored."""
+    k = 0
+    while k < value.ndim and value.shape[k] == 1:
+        k += 1
+    return value if k == 0 else value.reshape(builtins.tuple(value.shape[k:]))
 
 
 def _setitem(self, index, value) -> None:
-    """``t[index] = value`` for basic indices: a number fills, a tensor is broadcast and copied."""
-    target = _getitem(self, index)
-    if isinstance(value, Tensor):
-        target.copy_(value._to_dtype(self.dtype))
-    elif isinstance(value, (builtins.bool, builtins.int, builtins.float, np.generic)):
-        target.fill_(value)
-    else:
+    """``t[index] = value``: a number fills, a tensor is broadcast and copied. With advanced indices
+    this is ``index_put_`` on the basic view (a tensor value must then have t's dtype, as in PyTorch)."""
+    if not isinstance(value, (Tensor, builtins.bool, builtins.int, builtins.float, np.generic)):
         raise TypeError(f"can't assign a {type(value).__name__} to a oneflow.Tensor")
+    target, tensors, dims = _apply_basic_index(self, index)
+    if isinstance(value, Tensor):
+        value = _strip_leading_ones(value)
+    if not tensors:
+        if isinstance(value, Tensor):
+            target.copy_(value._to_dtype(self.dtype))
+        else:
+            target.fill_(value)
+        return
+    if not isinstance(value, Tensor):
+        value = oneflow.full((), value, dtype=self.dtype, device=self.device)
+    target.index_put_(tensors, value, dims=dims)
 
 
 def _reduce(self):
@@ -218,6 +321,13 @@ def _register_hook(self, hook):
     return _RemovableHandle(holder)
 
 
+def nonzero(input, *, as_tuple: builtins.bool = False):
+    """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one 1-D tensor per dim."""
+    if as_tuple:
+        return oneflow._C.ops.nonzero(input, as_tuple=True)
+    return oneflow._C.ops.nonzero(input)
+
+
 def _make_cast(dtype_name: str):
     def cast(self):
         return self.to(getattr(oneflow, dtype_name))
@@ -245,6 +355,7 @@ def _install():
         "to": _to,
         "backward": _backward,
         "register_hook": _register_hook,
+        "nonzero": nonzero,
         "cpu": lambda self: self.to("cpu"),
         "cuda": lambda self, device=None: self.to(oneflow.device("cuda", device) if isinstance(device, builtins.int) else device or "cuda"),
         "is_floating_point": lambda self: self.dtype.is_floating_point,

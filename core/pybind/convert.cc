@@ -64,7 +64,9 @@ int64_t ToInt(py::handle obj, const char* op, const char* arg) {
   PyObject* p = obj.ptr();
   OF_CHECK(!PyBool_Check(p) && PyIndex_Check(p), TypeError, op, "(): argument '", arg,
            "' must be int, not ", TypeName(obj));
-  py::int_ v = py::reinterpret_steal<py::int_>(PyNumber_Index(p));
+  PyObject* index = PyNumber_Index(p);
+  if (index == nullptr) throw py::error_already_set();
+  py::int_ v = py::reinterpret_steal<py::int_>(index);
   int overflow = 0;
   long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
   OF_CHECK(overflow == 0, RuntimeError, op, "(): argument '", arg, "' value ",

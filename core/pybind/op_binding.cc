@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/framework/dispatch.h"
+#include "core/framework/generator.h"
 #include "core/framework/type_promotion.h"
 #include "core/pybind/binding_registry.h"
 #include "core/pybind/convert.h"
@@ -88,7 +89,9 @@ bool Convert(const ArgSpec& a, py::handle obj, const char* op, Value* out, std::
       }
       break;
     case ArgType::kInt:
-      if (!PyBool_Check(p) && PyIndex_Check(p)) {
+      // Tensors have __index__, but an int parameter takes a Python int (else
+      // max(x, y) would bind y to max.dim's dim).
+      if (!PyBool_Check(p) && PyIndex_Check(p) && !IsTensor(obj)) {
         *out = Value(ToInt(obj, op, a.name.c_str()));
         return true;
       }
@@ -141,6 +144,10 @@ bool Convert(const ArgSpec& a, py::handle obj, const char* op, Value* out, std::
       }
       break;
     case ArgType::kGenerator:
+      if (py::isinstance<Generator>(obj)) {
+        *out = Value(obj.cast<std::shared_ptr<Generator>>());
+        return true;
+      }
       break;
   }
   *err = "must be " + std::string(ArgTypeName(a.type)) + ", not " + TypeName(obj);

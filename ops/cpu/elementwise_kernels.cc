@@ -31,9 +31,7 @@ constexpr DeviceType kCPU = DeviceType::kCPU;
 
 template <typename A>
 A Sign(A x) {
-  if constexpr (std::is_floating_point_v<A>) {
-    if (std::isnan(x)) return x;
-  }
+  // NaN compares false both ways: sign(nan) is 0, as in PyTorch.
   return static_cast<A>((A(0) < x) - (x < A(0)));
 }
 

@@ -8,10 +8,16 @@
 namespace oneflow {
 namespace defs {
 
-// Which dims of an `ndim` tensor a reduction over `dims` covers (all when
-// `dims` is None or empty). Throws IndexError for out-of-range dims and
-// RuntimeError for repeated ones, naming `op`.
-std::vector<bool> ReducedDims(const Value& dims, int64_t ndim, const char* op);
+// Which dims of an `ndim` tensor a reduction over `dims` covers: all when
+// `dims` is None; when it is empty, all (sum, amax, std, ...) or none
+// (all.dims/any.dims), as PyTorch does. Throws IndexError for out-of-range
+// dims and RuntimeError for repeated ones, naming `op`.
+std::vector<bool> ReducedDims(const Value& dims, int64_t ndim, const char* op,
+                              bool empty_means_all = true);
+
+// The one dim `dim` of an `ndim` tensor (wrapped; throws IndexError when out of
+// range). A 0-dim tensor has no dims: it reduces to itself.
+std::vector<bool> ReducedDim(int64_t dim, int64_t ndim);
 
 // The output shape of a reduction.
 DimVector ReducedShape(const DimVector& shape, const std::vector<bool>& reduced, bool keepdim);
@@ -19,6 +25,12 @@ DimVector ReducedShape(const DimVector& shape, const std::vector<bool>& reduced,
 // Expands a reduction's gradient (or result) back over the reduced dims.
 TensorImplPtr ExpandReduced(const TensorImplPtr& g, const DimVector& input_shape,
                             const std::vector<bool>& reduced, bool keepdim);
+
+// The order of a norm: `p`, or 2 when None.
+double NormOrder(const Value& p);
+
+// The correction of std/var: `correction`, or 1 (Bessel's) when None.
+double VarCorrection(const Value& correction);
 
 }  // namespace defs
 }  // namespace oneflow

@@ -31,6 +31,206 @@ OF_OP("where(Tensor condition, Tensor self, Tensor other) -> Tensor")
               c.needs_grad[2] ? Call("where", {cond, Num(0), g}) : nullptr};
     });
 
+// A Scalar as an op argument (a wrapped number).
+Value ScalarArg(const Scalar& s) { return s.kind == Scalar::Kind::kFloat ? Num(s.d) : Int(s.i); }
+
+// ---- clamp -------------------------------------------------------------------
+//
+// Two overloads, as in PyTorch: clamp.Tensor with tensor bounds (Python numbers
+// passed to it become wrapped numbers) and clamp with Scalar bounds (for C++
+// callers). Bounds take part in type promotion; min > max gives max
+// everywhere; NaN in any operand propagates.
+
+// A bound as an op argument: the saved tensor, the Scalar, or None.
+Value Bound(BackwardCtx& c, int arg) {
+  if (c.saved_inputs[arg].defined()) return c.input(arg);
+  if (c.arg(arg).is_none()) return Value();
+  return ScalarArg(c.arg(arg).scalar());
+}
+
+void InferClamp(OpCall& call) {
+  OF_CHECK(call.has(1) || call.has(2), RuntimeError, call.name(),
+           "(): At least one of 'min' or 'max' must not be None");
+  std::vector<const Value*> operands = {&call.args[0]};
+  DimVector shape = call.tensor(0)->shape();
+  for (int i = 1; i <= 2; ++i) {
+    if (!call.has(i)) continue;
+    operands.push_back(&call.args[i]);
+    if (call.args[i].is_tensor()) {
+      shape = BroadcastShapes(shape, call.tensor(i)->shape(), call.name().c_str());
+    }
+  }
+  DType d = ResultType(operands);
+  OF_CHECK(d != DType::kBool, NotImplementedError, "\"", call.name(),
+           "\" not implemented for 'Bool'");
+  call.compute_dtype = d;
+  call.cast_inputs = true;
+  call.out_meta = {{shape, d}};
+}
+
+// The gradient passes to self where min <= self <= max (both bounds included,
+// as in PyTorch), to min where self < min, to max where self > max; with
+// min > max everything goes to max.
+TensorList ClampGrad(BackwardCtx& c) {
+  const TensorImplPtr x = c.input(0), g = c.grad();
+  const Value lo = Bound(c, 1), hi = Bound(c, 2);
+  TensorList out;
+  if (c.needs_grad[0]) {
+    TensorImplPtr keep;
+    if (!lo.is_none()) keep = Call("ge", {x, lo});
+    if (!hi.is_none()) {
+      TensorImplPtr below = Call("le", {x, hi});
+      keep = keep ? Call("logical_and", {keep, below}) : below;
+    }
+    out.push_back(Call("where", {keep, g, Num(0)}));
+  } else {
+    out.push_back(nullptr);
+  }
+  const bool lo_t = c.saved_inputs[1].defined(), hi_t = c.saved_inputs[2].defined();
+  if (!lo_t && !hi_t) return out;
+  TensorImplPtr inverted;  // max < min
+  if (!lo.is_none() && !hi.is_none()) inverted = Call("lt", {hi, lo});
+  size_t edge = 1;
+  if (lo_t) {
+    if (c.needs_grad[edge]) {
+      TensorImplPtr wins = Call("lt", {x, lo});
+      if (inverted) wins = Call("logical_and", {wins, Call("logical_not", {inverted})});
+      out.push_back(Call("where", {wins, g, Num(0)}));
+    } else {
+      out.push_back(nullptr);
+    }
+    ++edge;
+  }
+  if (hi_t) {
+    if (c.needs_grad[edge]) {
+      TensorImplPtr wins = Call("gt", {x, hi});
+      if (inverted) wins = Call("logical_or", {wins, inverted});
+      out.push_back(Call("where", {wins, g, Num(0)}));
+    } else {
+      out.push_back(nullptr);
+    }
+  }
+  return out;
+}
+
+// Declared first, so that Python tries tensor bounds before Scalar ones (a
+// one-element tensor would otherwise bind to Scalar and lose its gradient).
+OF_OP_WITH_INPLACE("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor")
+    .Infer(InferClamp)
+    .Backward(ClampGrad);
+OF_OP_WITH_INPLACE("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")
+    .Infer(InferClamp)
+    .Backward(ClampGrad);
+
+// clamp_min(x, m) = clamp(x, min=m); clamp_max likewise.
+void ClampOneSide(OpCall& call) {
+  const Schema& s = call.op->schema();
+  const bool is_min = s.name.rfind("clamp_min", 0) == 0;
+  std::string target = s.is_inplace() ? "clamp_" : "clamp";
+  if (s.overload == "Tensor") target += ".Tensor";
+  const Value& bound = call.args[1];
+  call.outputs = {is_min ? Call(target, {call.args[0], bound, Value()})
+                         : Call(target, {call.args[0], Value(), bound})};
+}
+
+[[maybe_unused]] const bool kClampOneSideDeclared = [] {
+  for (const char* schema : {"clamp_min.Tensor(Tensor self, Tensor min) -> Tensor",
+                             "clamp_min(Tensor self, Scalar min) -> Tensor",
+                             "clamp_max.Tensor(Tensor self, Tensor max) -> Tensor",
+                             "clamp_max(Tensor self, Scalar max) -> Tensor"}) {
+    OpRegistry::Declare(schema).Composite(ClampOneSide);
+    OpRegistry::Declare(InplaceSchema(schema)).Composite(ClampOneSide);
+  }
+  return true;
+}();
+
+// ---- lerp --------------------------------------------------------------------
+//
+// self + weight * (end - self). self and end must share a floating dtype; a
+// tensor weight too, unless it is a 0-dim tensor or a Python number.
+
+void InferLerp(OpCall& call) {
+  const TensorImplPtr &self = call.tensor(0), &end = call.tensor(1);
+  const DType d = self->dtype();
+  OF_CHECK(end->dtype() == d, RuntimeError, "lerp(): expected dtype ", DTypeName(d),
+           " for `end` but got dtype ", DTypeName(end->dtype()));
+  DimVector shape = BroadcastShapes(self->shape(), end->shape(), "lerp");
+  if (call.args[2].is_tensor()) {
+    const TensorImplPtr& w = call.tensor(2);
+    OF_CHECK(w->ndim() == 0 || w->dtype() == d, RuntimeError, "lerp(): expected dtype ",
+             DTypeName(d), " for `weight` but got dtype ", DTypeName(w->dtype()));
+    shape = BroadcastShapes(shape, w->shape(), "lerp");
+  }
+  OF_CHECK(IsFloatingPoint(d), NotImplementedError, "\"lerp\" not implemented for '", DTypeName(d),
+           "'");
+  call.compute_dtype = d;
+  call.cast_inputs = true;
+  call.out_meta = {{shape, d}};
+}
+
+TensorList LerpGrad(BackwardCtx& c) {
+  const TensorImplPtr g = c.grad();
+  const bool tensor_weight = c.saved_inputs[2].defined();
+  const Value w = tensor_weight ? Value(c.input(2)) : ScalarArg(c.scalar(2));
+  const Value one_minus_w = tensor_weight ? Value(Sub(Num(1), w)) : Num(1.0 - c.scalar(2).d);
+  TensorList out = {c.needs_grad[0] ? Mul(g, one_minus_w) : nullptr,
+                    c.needs_grad[1] ? Mul(g, w) : nullptr};
+  if (tensor_weight) {
+    out.push_back(c.needs_grad[2] ? Mul(g, Sub(c.input(1), c.input(0))) : nullptr);
+  }
+  return out;
+}
+
+OF_OP_WITH_INPLACE("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor")
+    .Infer(InferLerp)
+    .Backward(LerpGrad);
+OF_OP_WITH_INPLACE("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor")
+    .Infer(InferLerp)
+    .Backward(LerpGrad);
+
+// ---- addcmul, addcdiv ----------------------------------------------------------
+//
+// self + value * tensor1 * tensor2 (or / tensor2): the three tensors broadcast
+// and promote; value is cast to the result dtype.
+
+void InferAddcmul(OpCall& call) {
+  InferElementwise(call);
+  OF_CHECK(call.compute_dtype != DType::kBool, NotImplementedError, "\"", call.name(),
+           "\" not implemented for 'Bool'");
+}
+
+void InferAddcdiv(OpCall& call) {
+  OF_CHECK(IsFloatingPoint(call.tensor(1)->dtype()) || IsFloatingPoint(call.tensor(2)->dtype()),
+           RuntimeError,
+           "Integer division with addcdiv is no longer supported, and in a future release "
+           "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+           "behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+           "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+           "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+           "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+  InferElementwise(call);
+}
+
+OF_OP_WITH_INPLACE(
+    "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor")
+    .Infer(InferAddcmul)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      const TensorImplPtr g = c.grad();
+      const Value v = ScalarArg(c.scalar(3));
+      return {c.needs_grad[0] ? g : nullptr, c.needs_grad[1] ? Mul(g, Mul(c.input(2), v)) : nullptr,
+              c.needs_grad[2] ? Mul(g, Mul(c.input(1), v)) : nullptr};
+    });
+OF_OP_WITH_INPLACE(
+    "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor")
+    .Infer(InferAddcdiv)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      const TensorImplPtr g = c.grad();
+      const Value v = ScalarArg(c.scalar(3));
+      TensorImplPtr t1 = c.input(1), t2 = c.input(2);
+      return {c.needs_grad[0] ? g : nullptr, c.needs_grad[1] ? Mul(g, Div(v, t2)) : nullptr,
+              c.needs_grad[2] ? Neg(Mul(g, Div(Mul(t1, v), Mul(t2, t2)))) : nullptr};
+    });
+
 }  // namespace
 }  // namespace defs
 }  // namespace oneflow

@@ -64,6 +64,8 @@ CASES = [
     *unary("isfinite", dtypes=NUMERIC, inplace=False),
     *unary("logical_not", dtypes=("float32", "int64", "bool"), inplace=False),
     *unary("bitwise_not", dtypes=("int64", "int32", "bool")),
+    OpCase(ops=("sign",), name="sign_nan", fn=lambda m, x: m.sign(x / x.abs().clamp(max=0)), shapes=UNARY_SHAPES,
+           grad=False),
     # Float ops on integer inputs compute in the default float dtype.
     OpCase(ops=("exp",), name="exp_int", fn=lambda m, x: m.exp(x), shapes=UNARY_SHAPES, dtypes=("int64",)),
     OpCase(ops=("sqrt",), name="sqrt_half", fn=lambda m, x: m.sqrt(x), shapes=UNARY_SHAPES,

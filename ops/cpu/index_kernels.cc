@@ -1,0 +1,430 @@
+// CPU kernels of the indexing ops declared in ops/defs/index.cc. Index
+// arithmetic is done in element offsets over the operands' strides; elements
+// are moved as bytes (dtype independent) and added in their own type where an
+// op accumulates.
+
+#include <cstring>
+
+#include "core/runtime/view_ops.h"
+#include "ops/cpu/loops.h"
+#include "ops/defs/common.h"
+
+namespace oneflow {
+namespace cpu {
+namespace {
+
+constexpr DeviceType kCPU = DeviceType::kCPU;
+
+// Calls f(index, offsets) for every element of `shape` in row-major order;
+// offsets[k] is the element's offset (in elements) under strides[k].
+template <size_t N, typename F>
+void ForEachIndex(const DimVector& shape, const std::array<DimVector, N>& strides, F&& f) {
+  const int64_t numel = Numel(shape);
+  if (numel == 0) return;
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  DimVector index(nd, 0);
+  std::array<int64_t, N> off{};
+  for (int64_t i = 0; i < numel; ++i) {
+    f(static_cast<const DimVector&>(index), static_cast<const std::array<int64_t, N>&>(off));
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      for (size_t k = 0; k < N; ++k) off[k] += strides[k][d];
+      if (++index[d] < shape[d]) break;
+      for (size_t k = 0; k < N; ++k) off[k] -= strides[k][d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+inline void CopyElem(char* dst, const char* src, int64_t itemsize) {
+  switch (itemsize) {
+    case 1:
+      *dst = *src;
+      return;
+    case 2:
+      std::memcpy(dst, src, 2);
+      return;
+    case 4:
+      std::memcpy(dst, src, 4);
+      return;
+    case 8:
+      std::memcpy(dst, src, 8);
+      return;
+    default:
+      std::memcpy(dst, src, itemsize);
+  }
+}
+
+// dst += src for one element of type T.
+template <typename T>
+inline void AddElem(char* dst, const char* src) {
+  if constexpr (std::is_same_v<T, bool>) {
+    Store<T>(dst, Load<T>(dst) || Load<T>(src));
+  } else {
+    Store<T>(dst, Load<T>(dst) + Load<T>(src));
+  }
+}
+
+// A scalar seen as a 1-element 1-D tensor (gather/scatter/index_select treat
+// scalars so).
+TensorImplPtr AtLeast1d(const TensorImplPtr& t) {
+  return t->ndim() == 0 ? t->AsStrided({1}, {1}, t->storage_offset()) : t;
+}
+
+// The value of an int32/int64 index element at `offset` (elements).
+inline int64_t IndexAt(const TensorImpl& t, int64_t offset) {
+  const char* p = t.data() + offset * t.itemsize();
+  if (t.dtype() == DType::kInt32) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  int64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// The op's name without an in-place '_'.
+std::string BaseName(const OpCall& c) {
+  std::string n = c.name();
+  if (!n.empty() && n.back() == '_') n.pop_back();
+  return n;
+}
+
+// A copy of `src` when it shares memory with the output being written.
+TensorImplPtr Unaliased(const TensorImplPtr& src, const TensorImplPtr& out) {
+  return src->storage() == out->storage() ? Clone(src) : src;
+}
+
+// ---- gather / scatter ------------------------------------------------------
+
+void GatherKernel(OpCall& c) {
+  TensorImplPtr self = AtLeast1d(c.tensor(0));
+  TensorImplPtr index = AtLeast1d(c.tensor(2));
+  TensorImplPtr out = AtLeast1d(c.outputs[0]);
+  const int64_t dim = WrapDim(c.args[1].to_int(), self->ndim());
+  DimVector self_stride = self->stride();
+  const int64_t dim_stride = self_stride[dim];
+  const int64_t size = self->shape()[dim];
+  self_stride[dim] = 0;
+  const int64_t is = self->itemsize();
+  ForEachIndex<3>(index->shape(), {out->stride(), index->stride(), self_stride},
+                  [&](const DimVector&, const std::array<int64_t, 3>& off) {
+                    const int64_t v = IndexAt(*index, off[1]);
+                    OF_CHECK(v >= 0 && v < size, RuntimeError, "gather(): index ", v,
+                             " is out of bounds for dimension ", dim, " with size ", size);
+                    CopyElem(out->data() + off[0] * is,
+                             self->data() + (off[2] + v * dim_stride) * is, is);
+                  });
+}
+OF_KERNEL("gather", kCPU, kAllDTypes, &GatherKernel);
+
+// out = self, then out[index[i]][j] along dim = src[i][j] (or += for scatter_add).
+template <bool kAdd>
+void ScatterKernel(OpCall& c) {
+  const std::string name = BaseName(c);
+  const TensorImplPtr& self = c.tensor(0);
+  if (c.outputs[0] != self) CopyInto(self, c.outputs[0]);
+  TensorImplPtr out = AtLeast1d(c.outputs[0]);
+  TensorImplPtr index = AtLeast1d(c.tensor(2));
+  // src: a tensor, or a value read at offset 0 for every element.
+  TensorImplPtr src;
+  DimVector src_stride(index->ndim(), 0);
+  if (c.args[3].is_tensor()) {
+    src = Unaliased(AtLeast1d(c.tensor(3)), out);
+    if (!c.args[3].is_wrapped_number()) src_stride = src->stride();
+  } else {
+    src = Full({}, c.args[3].scalar(), out->dtype(), out->device());
+  }
+  const int64_t dim = WrapDim(c.args[1].to_int(), out->ndim());
+  DimVector out_stride = out->stride();
+  const int64_t dim_stride = out_stride[dim];
+  const int64_t size = out->shape()[dim];
+  out_stride[dim] = 0;
+  const int64_t is = out->itemsize();
+  DispatchAll(out->dtype(), name.c_str(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    ForEachIndex<3>(index->shape(), {out_stride, index->stride(), src_stride},
+                    [&](const DimVector&, const std::array<int64_t, 3>& off) {
+                      const int64_t v = IndexAt(*index, off[1]);
+                      OF_CHECK(v >= 0 && v < size, RuntimeError, name, "(): index ", v,
+                               " is out of bounds for dimension ", dim, " with size ", size);
+                      char* dst = out->data() + (off[0] + v * dim_stride) * is;
+                      const char* s = src->data() + off[2] * is;
+                      if constexpr (kAdd) {
+                        AddElem<T>(dst, s);
+                      } else {
+                        CopyElem(dst, s, is);
+                      }
+                    });
+  });
+}
+OF_KERNEL("scatter.src", kCPU, kAllDTypes, &ScatterKernel<false>);
+OF_KERNEL("scatter_.src", kCPU, kAllDTypes, &ScatterKernel<false>);
+OF_KERNEL("scatter.value", kCPU, kAllDTypes, &ScatterKernel<false>);
+OF_KERNEL("scatter_.value", kCPU, kAllDTypes, &ScatterKernel<false>);
+OF_KERNEL_WITH_INPLACE("scatter_add", kCPU, kAllDTypes, &ScatterKernel<true>);
+
+// ---- index_select ------------------------------------------------------------
+
+// The selected positions, checked against `size`. Like PyTorch's CPU kernels,
+// an index out of range raises IndexError, except along dim 1 of a tensor with
+// two or more dims (RuntimeError).
+DimVector ReadSelectIndex(const TensorImplPtr& index, int64_t size, int64_t dim, int64_t ndim,
+                          const char* op) {
+  TensorImplPtr idx = AtLeast1d(index);
+  DimVector out(idx->numel());
+  for (int64_t i = 0; i < idx->numel(); ++i) {
+    out[i] = IndexAt(*idx, i * idx->stride()[0]);
+    if (out[i] >= 0 && out[i] < size) continue;
+    if (dim == 1 && ndim >= 2) {
+      OF_THROW(RuntimeError, op, "(): INDICES element is out of DATA bounds, id=", out[i],
+               " axis_dim=", size);
+    }
+    OF_THROW(IndexError, op, "(): index out of range in self (index ", out[i], " for dimension ",
+             dim, " with size ", size, ")");
+  }
+  return out;
+}
+
+void IndexSelectKernel(OpCall& c) {
+  TensorImplPtr self = AtLeast1d(c.tensor(0));
+  TensorImplPtr out = AtLeast1d(c.outputs[0]);
+  const int64_t dim = WrapDim(c.args[1].to_int(), self->ndim());
+  const DimVector pos =
+      ReadSelectIndex(c.tensor(2), self->shape()[dim], dim, c.tensor(0)->ndim(), "index_select");
+  DimVector self_stride = self->stride();
+  const int64_t dim_stride = self_stride[dim];
+  self_stride[dim] = 0;
+  const int64_t is = self->itemsize();
+  ForEachIndex<2>(out->shape(), {out->stride(), self_stride},
+                  [&](const DimVector& i, const std::array<int64_t, 2>& off) {
+                    CopyElem(out->data() + off[0] * is,
+                             self->data() + (off[1] + pos[i[dim]] * dim_stride) * is, is);
+                  });
+}
+OF_KERNEL("_index_select", kCPU, kAllDTypes, &IndexSelectKernel);
+
+void IndexSelectBackwardKernel(OpCall& c) {
+  TensorImplPtr g = AtLeast1d(c.tensor(0));
+  TensorImplPtr out = AtLeast1d(c.outputs[0]);
+  Fill(out, Scalar::Int(0));
+  const int64_t dim = WrapDim(c.args[2].to_int(), out->ndim());
+  const DimVector pos =
+      ReadSelectIndex(c.tensor(3), out->shape()[dim], dim, out->ndim(), "index_select_backward");
+  DimVector out_stride = out->stride();
+  const int64_t dim_stride = out_stride[dim];
+  out_stride[dim] = 0;
+  const int64_t is = out->itemsize();
+  DispatchAll(out->dtype(), "index_select_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    ForEachIndex<2>(g->shape(), {g->stride(), out_stride},
+                    [&](const DimVector& i, const std::array<int64_t, 2>& off) {
+                      AddElem<T>(out->data() + (off[1] + pos[i[dim]] * dim_stride) * is,
+                                 g->data() + off[0] * is);
+                    });
+  });
+}
+OF_KERNEL("index_select_backward", kCPU, kAllDTypes, &IndexSelectBackwardKernel);
+
+// ---- masked ops --------------------------------------------------------------
+
+void MaskedFillKernel(OpCall& c) {
+  const TensorImplPtr& self = c.tensor(0);
+  const TensorImplPtr& mask = c.tensor(1);
+  const TensorImplPtr& out = c.outputs[0];
+  if (out != self) CopyInto(Expand(self, out->shape()), out);
+  TensorImplPtr value = c.args[2].is_tensor()
+                            ? Contiguous(ToDType(c.tensor(2), out->dtype(), false))
+                            : Full({}, c.args[2].scalar(), out->dtype(), out->device());
+  const int64_t is = out->itemsize();
+  const char* v = value->data();
+  ForEachIndex<2>(out->shape(), {out->stride(), BroadcastStrides(*mask, out->shape())},
+                  [&](const DimVector&, const std::array<int64_t, 2>& off) {
+                    if (*reinterpret_cast<const bool*>(mask->data() + off[1])) {
+                      CopyElem(out->data() + off[0] * is, v, is);
+                    }
+                  });
+}
+OF_KERNEL("masked_fill.Tensor", kCPU, kAllDTypes, &MaskedFillKernel);
+OF_KERNEL("masked_fill_.Tensor", kCPU, kAllDTypes, &MaskedFillKernel);
+OF_KERNEL("masked_fill.Scalar", kCPU, kAllDTypes, &MaskedFillKernel);
+OF_KERNEL("masked_fill_.Scalar", kCPU, kAllDTypes, &MaskedFillKernel);
+
+// Elements of self (broadcast with the mask) where the mask is true, in order.
+void MaskedSelectKernel(OpCall& c) {
+  const TensorImplPtr& self = c.tensor(0);
+  const TensorImplPtr& mask = c.tensor(1);
+  const DimVector shape = BroadcastShapes(self->shape(), mask->shape(), "masked_select");
+  const DimVector mask_stride = BroadcastStrides(*mask, shape);
+  const DimVector self_stride = BroadcastStrides(*self, shape);
+  int64_t count = 0;
+  ForEachIndex<1>(shape, {mask_stride}, [&](const DimVector&, const std::array<int64_t, 1>& off) {
+    count += *reinterpret_cast<const bool*>(mask->data() + off[0]);
+  });
+  TensorImplPtr out = TensorImpl::Empty({count}, self->dtype(), c.device);
+  const int64_t is = self->itemsize();
+  char* dst = out->data();
+  ForEachIndex<2>(shape, {mask_stride, self_stride},
+                  [&](const DimVector&, const std::array<int64_t, 2>& off) {
+                    if (*reinterpret_cast<const bool*>(mask->data() + off[0])) {
+                      CopyElem(dst, self->data() + off[1] * is, is);
+                      dst += is;
+                    }
+                  });
+  c.outputs = {out};
+}
+OF_KERNEL("masked_select", kCPU, kAllDTypes, &MaskedSelectKernel);
+
+void MaskedSelectBackwardKernel(OpCall& c) {
+  TensorImplPtr g = Contiguous(c.tensor(0));
+  const TensorImplPtr& mask = c.tensor(1);
+  const TensorImplPtr& out = c.outputs[0];
+  Fill(out, Scalar::Int(0));
+  const int64_t is = out->itemsize();
+  const char* src = g->data();
+  int64_t taken = 0;
+  ForEachIndex<2>(out->shape(), {out->stride(), BroadcastStrides(*mask, out->shape())},
+                  [&](const DimVector&, const std::array<int64_t, 2>& off) {
+                    if (*reinterpret_cast<const bool*>(mask->data() + off[1])) {
+                      OF_CHECK(taken < g->numel(), RuntimeError,
+                               "masked_select_backward(): the gradient has ", g->numel(),
+                               " elements but the mask selects more");
+                      CopyElem(out->data() + off[0] * is, src + taken * is, is);
+                      ++taken;
+                    }
+                  });
+}
+OF_KERNEL("masked_select_backward", kCPU, kAllDTypes, &MaskedSelectBackwardKernel);
+
+// ---- nonzero -------------------------------------------------------------------
+
+// (count, ndim) int64 positions of the nonzero elements, in row-major order.
+void NonzeroKernel(OpCall& c) {
+  const TensorImplPtr& x = c.tensor(0);
+  const int64_t nd = x->ndim();
+  const int64_t is = x->itemsize();
+  TensorImplPtr out;
+  DispatchAll(x->dtype(), "nonzero", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto nonzero = [&](int64_t off) { return Load<T>(x->data() + off * is) != AccT<T>(0); };
+    int64_t count = 0;
+    ForEachIndex<1>(
+        x->shape(), {x->stride()},
+        [&](const DimVector&, const std::array<int64_t, 1>& off) { count += nonzero(off[0]); });
+    out = TensorImpl::Empty({count, nd}, DType::kInt64, c.device);
+    int64_t* dst = reinterpret_cast<int64_t*>(out->data());
+    ForEachIndex<1>(x->shape(), {x->stride()},
+                    [&](const DimVector& index, const std::array<int64_t, 1>& off) {
+                      if (!nonzero(off[0])) return;
+                      for (int64_t d = 0; d < nd; ++d) *dst++ = index[d];
+                    });
+  });
+  c.outputs = {out};
+}
+OF_KERNEL("nonzero", kCPU, kAllDTypes, &NonzeroKernel);
+
+// ---- advanced indexing ------------------------------------------------------------
+
+// The geometry of self[indices] for resolved indices (int64 tensors of one
+// broadcast shape B, one dim each): the result is outer + B + inner, where outer
+// are the dims before the indexed ones when those are adjacent (none
+// otherwise) and inner the remaining dims not indexed.
+struct IndexGeometry {
+  DimVector outer_shape, outer_stride, inner_shape, inner_stride;
+  std::vector<int64_t> index_offsets;  // per element of B: sum of index * stride
+  std::vector<int64_t> inner_offsets;  // per element of inner
+};
+
+IndexGeometry MakeGeometry(const TensorImpl& t, const TensorList& indices, const DimVector& dims) {
+  IndexGeometry g;
+  const int64_t nd = t.ndim();
+  bool adjacent = true;
+  for (size_t k = 1; k < dims.size(); ++k) adjacent = adjacent && dims[k] == dims[k - 1] + 1;
+  std::vector<bool> indexed(nd, false);
+  for (int64_t d : dims) indexed[d] = true;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (indexed[d]) continue;
+    const bool outer = adjacent && d < dims[0];
+    (outer ? g.outer_shape : g.inner_shape).push_back(t.shape()[d]);
+    (outer ? g.outer_stride : g.inner_stride).push_back(t.stride()[d]);
+  }
+  const int64_t nb = indices[0]->numel();
+  g.index_offsets.assign(nb, 0);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const int64_t* p = reinterpret_cast<const int64_t*>(indices[k]->data());
+    const int64_t size = t.shape()[dims[k]];
+    const int64_t stride = t.stride()[dims[k]];
+    for (int64_t b = 0; b < nb; ++b) {
+      int64_t v = p[b];
+      OF_CHECK(v >= -size && v < size, IndexError, "index ", v, " is out of bounds for dimension ",
+               dims[k], " with size ", size);
+      if (v < 0) v += size;
+      g.index_offsets[b] += v * stride;
+    }
+  }
+  ForEachIndex<1>(g.inner_shape, {g.inner_stride},
+                  [&](const DimVector&, const std::array<int64_t, 1>& off) {
+                    g.inner_offsets.push_back(off[0]);
+                  });
+  return g;
+}
+
+// Calls f(element offset in t) for every element of t[indices], in row-major order.
+template <typename F>
+void ForEachIndexed(const IndexGeometry& g, F&& f) {
+  ForEachIndex<1>(g.outer_shape, {g.outer_stride},
+                  [&](const DimVector&, const std::array<int64_t, 1>& outer) {
+                    for (int64_t b : g.index_offsets) {
+                      for (int64_t i : g.inner_offsets) f(outer[0] + b + i);
+                    }
+                  });
+}
+
+void IndexKernel(OpCall& c) {
+  const TensorImplPtr& self = c.tensor(0);
+  const TensorImplPtr& out = c.outputs[0];  // contiguous
+  IndexGeometry g = MakeGeometry(*self, c.args[1].tensors(), c.args[2].int_list());
+  const int64_t is = self->itemsize();
+  const char* src = self->data();
+  char* dst = out->data();
+  ForEachIndexed(g, [&](int64_t off) {
+    CopyElem(dst, src + off * is, is);
+    dst += is;
+  });
+}
+OF_KERNEL("_index", kCPU, kAllDTypes, &IndexKernel);
+
+void IndexPutKernel(OpCall& c) {
+  const TensorImplPtr& self = c.tensor(0);
+  const TensorImplPtr& out = c.outputs[0];
+  if (out != self) CopyInto(self, out);
+  IndexGeometry g = MakeGeometry(*out, c.args[1].tensors(), c.args[4].int_list());
+  // The values laid out like out[indices].
+  DimVector shape = g.outer_shape;
+  shape.insert(shape.end(), c.args[1].tensors()[0]->shape().begin(),
+               c.args[1].tensors()[0]->shape().end());
+  shape.insert(shape.end(), g.inner_shape.begin(), g.inner_shape.end());
+  TensorImplPtr values = Contiguous(Expand(Unaliased(c.tensor(2), out), shape));
+  const int64_t is = out->itemsize();
+  const char* src = values->data();
+  char* base = out->data();
+  if (!c.args[3].to_bool()) {
+    ForEachIndexed(g, [&](int64_t off) {
+      CopyElem(base + off * is, src, is);
+      src += is;
+    });
+    return;
+  }
+  DispatchAll(out->dtype(), "index_put", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    ForEachIndexed(g, [&](int64_t off) {
+      AddElem<T>(base + off * is, src);
+      src += is;
+    });
+  });
+}
+OF_KERNEL_WITH_INPLACE("index_put", kCPU, kAllDTypes, &IndexPutKernel);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow

@@ -1,0 +1,482 @@
+// Indexing ops: gather/scatter, index_select, masked ops, nonzero, and the
+// advanced indexing behind Tensor.__getitem__/__setitem__ (_index, index_put).
+// Kernels: ops/cpu/index_kernels.cc.
+//
+// Advanced indexing: `_index(self, indices, dims, self.shape)` indexes the dims
+// `dims` of `self` with the tensors `indices` (int64/int32 positions, or bool/uint8 masks
+// that cover as many dims as they have); dims=None means one after another from
+// dim 0, as in torch.index_put_. The index tensors broadcast together to a shape
+// B. When the indexed dims are adjacent, B replaces them in the result;
+// otherwise B comes first, followed by the dims not indexed (PyTorch's and
+// NumPy's rule). The infer functions resolve masks into positions, so kernels
+// see int64 index tensors of shape B and one dim per index tensor.
+
+#include <algorithm>
+
+#include "core/framework/type_promotion.h"
+#include "core/runtime/view_ops.h"
+#include "ops/defs/common.h"
+
+namespace oneflow {
+namespace defs {
+namespace {
+
+// The op's name without an in-place '_' ("scatter_" -> "scatter").
+std::string BaseName(const OpCall& call) {
+  std::string n = call.name();
+  if (!n.empty() && n.back() == '_') n.pop_back();
+  return n;
+}
+
+bool IsIndexDType(DType d) { return d == DType::kInt64 || d == DType::kInt32; }
+
+// Tensors as at least 1-D (gather/scatter treat a scalar as one element).
+int64_t NonEmptyDim(const TensorImplPtr& t) { return std::max<int64_t>(t->ndim(), 1); }
+int64_t SizeAt(const TensorImplPtr& t, int64_t d) { return t->ndim() == 0 ? 1 : t->shape()[d]; }
+
+// ---- gather / scatter ------------------------------------------------------
+
+void InferGather(OpCall& call) {
+  const TensorImplPtr& self = call.tensor(0);
+  const TensorImplPtr& index = call.tensor(2);
+  OF_CHECK(IsIndexDType(index->dtype()), RuntimeError,
+           "gather(): Expected dtype int32/int64 for index");
+  OF_CHECK(NonEmptyDim(index) == NonEmptyDim(self), RuntimeError,
+           "gather(): Index tensor must have the same number of dimensions as input tensor");
+  const int64_t dim = WrapDim(call.args[1].to_int(), self->ndim());
+  if (index->numel() > 0) {
+    for (int64_t d = 0; d < NonEmptyDim(self); ++d) {
+      OF_CHECK(d == dim || SizeAt(index, d) <= SizeAt(self, d), RuntimeError,
+               "gather(): Size does not match at dimension ", d, " expected index ",
+               ShapeToString(index->shape()), " to be no larger than self ",
+               ShapeToString(self->shape()), " apart from dimension ", dim);
+    }
+  }
+  call.compute_dtype = self->dtype();
+  call.out_meta = {{index->shape(), self->dtype()}};
+}
+
+OF_OP("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor")
+    .Infer(InferGather)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      if (!c.needs_grad[0]) return {nullptr, nullptr};
+      TensorImplPtr g = c.grad();
+      TensorImplPtr zeros = Full(c.input(0)->shape(), Scalar::Int(0), g->dtype(), g->device());
+      return {Call("scatter_add", {zeros, c.int_arg(1), c.input(2), g}), nullptr};
+    });
+
+// scatter.src, scatter.value and scatter_add (and their in-place twins). A
+// Python number given as scatter's src means scatter.value.
+void InferScatter(OpCall& call) {
+  const std::string name = BaseName(call);
+  const TensorImplPtr& self = call.tensor(0);
+  const TensorImplPtr& index = call.tensor(2);
+  OF_CHECK(IsIndexDType(index->dtype()), RuntimeError, name,
+           "(): Expected dtype int32/int64 for index");
+  const int64_t dim = WrapDim(call.args[1].to_int(), self->ndim());
+  TensorImplPtr src;
+  if (call.args[3].is_tensor()) {
+    if (call.args[3].is_wrapped_number()) {
+      OF_CHECK(name == "scatter", TypeError, name,
+               "(): argument 'src' must be Tensor, not a Python number");
+      call.args[3] = Value(ToDType(call.tensor(3), self->dtype(), false), true);
+    } else {
+      src = call.tensor(3);
+      OF_CHECK(src->dtype() == self->dtype(), RuntimeError, name,
+               "(): Expected self.dtype to be equal to src.dtype");
+    }
+  }
+  if (index->numel() > 0) {
+    OF_CHECK(NonEmptyDim(index) == NonEmptyDim(self), RuntimeError, name,
+             "(): Index tensor must have the same number of dimensions as self tensor");
+    if (src) {
+      OF_CHECK(NonEmptyDim(index) == NonEmptyDim(src), RuntimeError, name,
+               "(): Index tensor must have the same number of dimensions as src tensor");
+    }
+    for (int64_t d = 0; d < NonEmptyDim(self); ++d) {
+      bool ok = (d == dim || SizeAt(index, d) <= SizeAt(self, d)) &&
+                (!src || SizeAt(index, d) <= SizeAt(src, d));
+      if (ok) continue;
+      if (src) {
+        OF_THROW(RuntimeError, name, "(): Expected index ", ShapeToString(index->shape()),
+                 " to be no larger than self ", ShapeToString(self->shape()),
+                 " apart from dimension ", dim, " and to be no larger size than src ",
+                 ShapeToString(src->shape()));
+      }
+      OF_THROW(RuntimeError, name, "(): Expected index ", ShapeToString(index->shape()),
+               " to be no larger than self ", ShapeToString(self->shape()),
+               " apart from dimension ", dim);
+    }
+  }
+  call.compute_dtype = self->dtype();
+  call.out_meta = {{self->shape(), self->dtype()}};
+}
+
+// `t` (of the index's shape) as the leading block of zeros of `shape`: the
+// gradient of a src larger than the index.
+TensorImplPtr PadTo(TensorImplPtr t, const DimVector& shape) {
+  DimVector sizes = t->shape();
+  for (size_t d = 0; d < shape.size() && d < sizes.size(); ++d) {
+    if (sizes[d] == shape[d]) continue;
+    const int64_t n = sizes[d];
+    sizes[d] = shape[d];
+    t = Call("slice_backward", {t, sizes, static_cast<int64_t>(d), int64_t{0}, n, int64_t{1}});
+  }
+  return t;
+}
+
+// src's gradient: the output's gradient gathered where src was scattered to.
+TensorImplPtr ScatterSrcGrad(BackwardCtx& c, const TensorImplPtr& g) {
+  return PadTo(Call("gather", {g, c.int_arg(1), c.input(2)}), c.input(3)->shape());
+}
+
+// The gradient of what scatter overwrote is zero; src's is gathered.
+TensorList ScatterGrad(BackwardCtx& c) {
+  TensorImplPtr g = c.grad();
+  TensorImplPtr gs, gsrc;
+  if (c.needs_grad[0]) gs = Call("scatter.value", {g, c.int_arg(1), c.input(2), Scalar::Int(0)});
+  if (c.needs_grad.size() > 2 && c.needs_grad[2]) gsrc = ScatterSrcGrad(c, g);
+  TensorList out = {gs, nullptr};
+  if (c.needs_grad.size() > 2) out.push_back(gsrc);
+  return out;
+}
+
+OF_OP_WITH_INPLACE("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
+    .Infer(InferScatter)
+    .Backward(ScatterGrad);
+OF_OP_WITH_INPLACE("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
+    .Infer(InferScatter)
+    .Backward(ScatterGrad);
+OF_OP_WITH_INPLACE("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
+    .Infer(InferScatter)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr g = c.grad();
+      return {c.needs_grad[0] ? g : nullptr, nullptr,
+              c.needs_grad[2] ? ScatterSrcGrad(c, g) : nullptr};
+    });
+
+// ---- index_select ------------------------------------------------------------
+
+void InferIndexSelect(OpCall& call) {
+  const TensorImplPtr& self = call.tensor(0);
+  const TensorImplPtr& index = call.tensor(2);
+  OF_CHECK(call.args[3].int_list() == self->shape(), RuntimeError, "_index_select(): self_sizes ",
+           ShapeToString(call.args[3].int_list()), " is not self's shape ",
+           ShapeToString(self->shape()));
+  OF_CHECK(index->ndim() <= 1, IndexError, "index_select(): Index is supposed to be a vector");
+  OF_CHECK(IsIndexDType(index->dtype()), RuntimeError,
+           "index_select(): Expected dtype int32 or int64 for index");
+  const int64_t dim = WrapDim(call.args[1].to_int(), self->ndim());
+  DimVector shape = self->shape();
+  if (self->ndim() == 0) {
+    OF_CHECK(index->numel() == 1, RuntimeError,
+             "index_select(): Index to scalar can have only 1 value, got ", index->numel(),
+             " value(s)");
+  } else {
+    shape[dim] = index->numel();
+  }
+  call.compute_dtype = self->dtype();
+  call.out_meta = {{shape, self->dtype()}};
+}
+
+// index_select(self, dim, index) runs _index_select(self, dim, index,
+// self.shape): the backward formula needs only self's shape, not self (which
+// may change in place before the backward pass), as in PyTorch.
+void IndexSelect(OpCall& call) {
+  call.outputs = {
+      Call("_index_select", {call.args[0], call.args[1], call.args[2], call.tensor(0)->shape()})};
+}
+OF_OP("index_select(Tensor self, int dim, Tensor index) -> Tensor").Composite(IndexSelect);
+OF_OP("_index_select(Tensor self, int dim, Tensor index, int[] self_sizes) -> Tensor")
+    .Infer(InferIndexSelect)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      if (!c.needs_grad[0]) return {nullptr, nullptr};
+      return {Call("index_select_backward", {c.grad(), c.arg(3), c.int_arg(1), c.input(2)}),
+              nullptr};
+    });
+
+// Zeros of the input's shape with the gradient's slices added at the selected
+// positions.
+void InferIndexSelectBackward(OpCall& call) {
+  call.compute_dtype = call.tensor(0)->dtype();
+  call.out_meta = {{call.args[1].int_list(), call.compute_dtype}};
+}
+OF_OP("index_select_backward(Tensor grad, int[] self_sizes, int dim, Tensor index) -> Tensor")
+    .Infer(InferIndexSelectBackward)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      return {Call("index_select", {c.grad(), c.int_arg(2), c.input(3)}), nullptr};
+    });
+
+// ---- masked ops --------------------------------------------------------------
+
+void CheckBoolMask(const TensorImplPtr& mask, const std::string& what) {
+  OF_CHECK(mask->dtype() == DType::kBool, RuntimeError, what,
+           " only supports boolean masks, but got mask with dtype ", DTypeName(mask->dtype()));
+}
+
+// masked_fill.Tensor/.Scalar (and in-place): the result broadcasts self with
+// the mask; the value is cast to self's dtype. A Python number given as the
+// value tensor is a Scalar.
+void InferMaskedFill(OpCall& call) {
+  const TensorImplPtr& self = call.tensor(0);
+  CheckBoolMask(call.tensor(1), "masked_fill_");
+  if (call.args[2].is_tensor()) {
+    const TensorImplPtr& v = call.tensor(2);
+    OF_CHECK(v->ndim() == 0, RuntimeError,
+             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+             v->ndim(), " dimension(s).");
+    if (v->dtype() != self->dtype()) {
+      call.args[2] = Value(ToDType(v, self->dtype(), false), call.args[2].is_wrapped_number());
+    }
+  }
+  call.compute_dtype = self->dtype();
+  call.out_meta = {
+      {BroadcastShapes(self->shape(), call.tensor(1)->shape(), "masked_fill"), self->dtype()}};
+}
+
+TensorList MaskedFillGrad(BackwardCtx& c) {
+  TensorImplPtr g = c.grad();
+  TensorImplPtr mask = c.input(1);
+  TensorList out = {
+      c.needs_grad[0] ? Call("masked_fill.Scalar", {g, mask, Scalar::Int(0)}) : nullptr, nullptr};
+  if (c.needs_grad.size() > 2) {
+    out.push_back(c.needs_grad[2] ? Call("sum", {Call("where", {mask, g, Num(0)})}) : nullptr);
+  }
+  return out;
+}
+
+OF_OP_WITH_INPLACE("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor")
+    .Infer(InferMaskedFill)
+    .Backward(MaskedFillGrad);
+OF_OP_WITH_INPLACE("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor")
+    .Infer(InferMaskedFill)
+    .Backward(MaskedFillGrad);
+
+// masked_select's output size depends on the mask: its kernel allocates it.
+void InferMaskedSelect(OpCall& call) {
+  OF_CHECK(call.tensor(1)->dtype() == DType::kBool, RuntimeError,
+           "masked_select: expected BoolTensor for mask");
+  BroadcastShapes(call.tensor(0)->shape(), call.tensor(1)->shape(), "masked_select");
+  call.compute_dtype = call.tensor(0)->dtype();
+}
+OF_OP("masked_select(Tensor self, Tensor mask) -> Tensor")
+    .Infer(InferMaskedSelect)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      if (!c.needs_grad[0]) return {nullptr, nullptr};
+      // Of the broadcast shape; the dispatcher sums it back to self's.
+      return {Call("masked_select_backward", {c.grad(), c.input(1), c.input(0)->shape()}), nullptr};
+    });
+
+// Zeros of broadcast(sizes, mask) with `grad` written, in order, where the mask is true.
+void InferMaskedSelectBackward(OpCall& call) {
+  call.compute_dtype = call.tensor(0)->dtype();
+  call.out_meta = {
+      {BroadcastShapes(call.args[2].int_list(), call.tensor(1)->shape(), "masked_select_backward"),
+       call.compute_dtype}};
+}
+OF_OP("masked_select_backward(Tensor grad, Tensor mask, int[] sizes) -> Tensor")
+    .Infer(InferMaskedSelectBackward)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      return {Call("masked_select", {c.grad(), c.input(1)}), nullptr};
+    });
+
+// ---- nonzero -------------------------------------------------------------------
+
+void InferNonzero(OpCall& call) { call.compute_dtype = call.tensor(0)->dtype(); }
+OF_OP("nonzero(Tensor self) -> Tensor").Infer(InferNonzero).NonDifferentiable();
+
+// nonzero(as_tuple=True): one 1-D tensor of positions per dim (a scalar counts
+// as 1-D); as_tuple=False gives nonzero(self) alone.
+void NonzeroAsTuple(OpCall& call) {
+  const TensorImplPtr& x = call.tensor(0);
+  if (!call.args[1].to_bool()) {
+    call.outputs = {Call("nonzero", {x})};
+    return;
+  }
+  TensorImplPtr nz = Call("nonzero", {x->ndim() == 0 ? Reshape(x, {1}) : x});
+  for (int64_t d = 0; d < nz->shape()[1]; ++d)
+    call.outputs.push_back(Call("select", {nz, int64_t{1}, d}));
+}
+OF_OP("nonzero.as_tuple(Tensor self, *, bool as_tuple) -> Tensor[]").Composite(NonzeroAsTuple);
+
+// ---- advanced indexing ------------------------------------------------------------
+
+struct ResolvedIndices {
+  TensorList indices;  // int64, contiguous, each of shape `shape`
+  DimVector dims;      // the dim of self each index tensor indexes
+  DimVector shape;     // the broadcast shape of the index tensors
+  DimVector result;    // the shape of self[indices]
+};
+
+std::string ShapesToString(const TensorList& ts) {
+  std::string s;
+  for (size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + ShapeToString(ts[i]->shape());
+  return s;
+}
+
+// See the comment at the top. Errors are PyTorch's IndexErrors.
+ResolvedIndices ResolveIndices(const DimVector& self_shape, const TensorList& indices,
+                               const Value& dims_arg, const std::string& op) {
+  const int64_t nd = static_cast<int64_t>(self_shape.size());
+  OF_CHECK(!indices.empty(), IndexError, op, "(): expected at least one index tensor");
+  const DimVector* given = dims_arg.is_none() ? nullptr : &dims_arg.int_list();
+  OF_CHECK(!given || given->size() == indices.size(), RuntimeError, op, "(): got ", indices.size(),
+           " index tensors but ", given ? given->size() : 0, " dims");
+  ResolvedIndices r;
+  TensorList positions;
+  int64_t next = 0;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const TensorImplPtr& t = indices[i];
+    const int64_t start = given ? (*given)[i] : next;
+    const DType d = t->dtype();
+    if (d == DType::kBool || d == DType::kUInt8) {
+      OF_CHECK(t->ndim() > 0, IndexError, op,
+               "(): a 0-dimensional mask cannot index a dim (unsqueeze it first)");
+      OF_CHECK(start >= 0 && start + t->ndim() <= nd, IndexError,
+               "too many indices for tensor of dimension ", nd);
+      for (int64_t j = 0; j < t->ndim(); ++j) {
+        OF_CHECK(t->shape()[j] == self_shape[start + j], IndexError, "The shape of the mask ",
+                 ShapeToString(t->shape()), " at index ", j,
+                 " does not match the shape of the indexed tensor ", ShapeToString(self_shape),
+                 " at index ", start + j);
+      }
+      TensorImplPtr nz = Call("nonzero", {t});
+      for (int64_t j = 0; j < t->ndim(); ++j) {
+        positions.push_back(Select(nz, 1, j));
+        r.dims.push_back(start + j);
+      }
+      next = start + t->ndim();
+    } else if (IsIndexDType(d)) {
+      OF_CHECK(start >= 0 && start < nd, IndexError, "too many indices for tensor of dimension ",
+               nd);
+      positions.push_back(t);
+      r.dims.push_back(start);
+      next = start + 1;
+    } else {
+      OF_THROW(IndexError, "tensors used as indices must be long, int, byte or bool tensors");
+    }
+  }
+  std::vector<bool> used(nd, false);
+  for (int64_t d : r.dims) {
+    OF_CHECK(!used[d], IndexError, op, "(): dim ", d, " is indexed more than once");
+    used[d] = true;
+  }
+  // Broadcast the index tensors together.
+  for (const auto& p : positions) {
+    const DimVector& s = p->shape();
+    size_t n = std::max(r.shape.size(), s.size());
+    DimVector b(n);
+    for (size_t k = 0; k < n; ++k) {
+      int64_t x = k < n - r.shape.size() ? 1 : r.shape[k - (n - r.shape.size())];
+      int64_t y = k < n - s.size() ? 1 : s[k - (n - s.size())];
+      OF_CHECK(x == y || x == 1 || y == 1, IndexError,
+               "shape mismatch: indexing tensors could not be broadcast together with shapes ",
+               ShapesToString(positions));
+      b[k] = x == 1 ? y : x;
+    }
+    r.shape = std::move(b);
+  }
+  for (const auto& p : positions) {
+    r.indices.push_back(Contiguous(Expand(ToDType(p, DType::kInt64, false), r.shape)));
+  }
+  bool adjacent = true;
+  for (size_t k = 1; k < r.dims.size(); ++k) adjacent = adjacent && r.dims[k] == r.dims[k - 1] + 1;
+  if (adjacent) {
+    r.result.assign(self_shape.begin(), self_shape.begin() + r.dims[0]);
+    r.result.insert(r.result.end(), r.shape.begin(), r.shape.end());
+    r.result.insert(r.result.end(), self_shape.begin() + r.dims.back() + 1, self_shape.end());
+  } else {
+    r.result = r.shape;
+    for (int64_t d = 0; d < nd; ++d) {
+      if (!used[d]) r.result.push_back(self_shape[d]);
+    }
+  }
+  return r;
+}
+
+// Replaces the index tensors and dims of the call by their resolved form.
+ResolvedIndices ResolveCallIndices(OpCall& call, int indices_arg, int dims_arg) {
+  ResolvedIndices r = ResolveIndices(call.tensor(0)->shape(), call.args[indices_arg].tensors(),
+                                     call.args[dims_arg], BaseName(call));
+  call.args[indices_arg] = Value(r.indices);
+  call.args[dims_arg] = Value(r.dims);
+  return r;
+}
+
+// self_sizes is self's shape: the backward formula needs only that, not self
+// (which `t[i] += 1` changes in place before the backward pass).
+void InferIndex(OpCall& call) {
+  const TensorImplPtr& self = call.tensor(0);
+  OF_CHECK(call.args[3].int_list() == self->shape(), RuntimeError, "_index(): self_sizes ",
+           ShapeToString(call.args[3].int_list()), " is not self's shape ",
+           ShapeToString(self->shape()));
+  ResolvedIndices r = ResolveCallIndices(call, 1, 2);
+  call.compute_dtype = self->dtype();
+  call.out_meta = {{r.result, call.compute_dtype}};
+}
+
+OF_OP("_index(Tensor self, Tensor[] indices, int[]? dims, int[] self_sizes) -> Tensor")
+    .Infer(InferIndex)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorList indices = c.input_list(1);
+      TensorList out(1 + indices.size());
+      if (c.needs_grad[0]) {
+        TensorImplPtr g = c.grad();
+        TensorImplPtr zeros = Full(c.arg(3).int_list(), Scalar::Int(0), g->dtype(), g->device());
+        out[0] = Call("index_put", {zeros, indices, g, true, c.arg(2)});
+      }
+      return out;
+    });
+
+// index_put(self, indices, values, accumulate, dims): self with values
+// (broadcast to the shape of self[indices], of self's dtype) written (or added)
+// at the indexed positions.
+void InferIndexPut(OpCall& call) {
+  const TensorImplPtr& self = call.tensor(0);
+  ResolvedIndices r = ResolveCallIndices(call, 1, 4);
+  if (call.args[2].is_wrapped_number() && call.tensor(2)->dtype() != self->dtype()) {
+    call.args[2] = Value(ToDType(call.tensor(2), self->dtype(), false), true);
+  }
+  const TensorImplPtr& v = call.tensor(2);
+  OF_CHECK(v->dtype() == self->dtype(), RuntimeError,
+           "Index put requires the source and destination dtypes match, got ",
+           DTypeName(self->dtype()), " for the destination and ", DTypeName(v->dtype()),
+           " for the source.");
+  bool fits = v->ndim() <= static_cast<int64_t>(r.result.size());
+  for (int64_t k = 0; fits && k < v->ndim(); ++k) {
+    int64_t s = v->shape()[v->ndim() - 1 - k];
+    fits = s == 1 || s == r.result[r.result.size() - 1 - k];
+  }
+  OF_CHECK(fits, RuntimeError, "shape mismatch: value tensor of shape ", ShapeToString(v->shape()),
+           " cannot be broadcast to indexing result of shape ", ShapeToString(r.result));
+  call.compute_dtype = self->dtype();
+  call.out_meta = {{self->shape(), self->dtype()}};
+}
+
+TensorList IndexPutGrad(BackwardCtx& c) {
+  TensorList indices = c.input_list(1);
+  TensorImplPtr g = c.grad();
+  TensorList out(2 + indices.size());
+  const bool accumulate = c.arg(3).to_bool();
+  if (c.needs_grad[0]) {
+    out[0] = accumulate
+                 ? g
+                 : Call("index_put", {g, indices, Full({}, Scalar::Int(0), g->dtype(), g->device()),
+                                      false, c.arg(4)});
+  }
+  // Of the indexed shape; the dispatcher sums it back to the values' shape.
+  if (c.needs_grad[1 + indices.size()]) {
+    out.back() = Call("_index", {g, indices, c.arg(4), g->shape()});
+  }
+  return out;
+}
+
+OF_OP_WITH_INPLACE(
+    "index_put(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False, *, int[]? "
+    "dims=None) -> Tensor")
+    .Infer(InferIndexPut)
+    .Backward(IndexPutGrad);
+
+}  // namespace
+}  // namespace defs
+}  // namespace oneflow
