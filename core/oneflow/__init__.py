@@ -98,21 +98,24 @@ _C._set_return_types(return_types)
 is_grad_enabled = _C.is_grad_enabled
 
 
-def _install_ops(namespace: dict) -> None:
+def _install_ops(namespace: dict) -> list:
     """oneflow.<op> for every registered op that PyTorch exposes as a function.
 
     Derived from the op registry: in-place variants stay Tensor methods, and
     private or gradient helper ops stay in oneflow._C.ops.
     """
+    installed = []
     for name, first_arg, inplace in _C.op_table:
         if inplace or name.startswith("_") or name.endswith("_backward") or name in namespace:
             continue
         namespace[name] = getattr(_C.ops, name)
+        installed.append(name)
+    return installed
 
 
 from oneflow._tensor import nonzero
 
-_install_ops(globals())
+_op_names = _install_ops(globals())
 
 
 def numel(input) -> int:
@@ -125,13 +128,16 @@ def numel(input) -> int:
 del _cls
 
 __all__ = [
+    "Generator",
     "Size",
     "Tensor",
     "arange",
     "as_tensor",
     "autograd",
+    "bernoulli",
     "bfloat16",
     "bool",
+    "default_generator",
     "device",
     "double",
     "dtype",
@@ -149,8 +155,10 @@ __all__ = [
     "full",
     "full_like",
     "get_default_dtype",
+    "get_rng_state",
     "half",
     "inference_mode",
+    "initial_seed",
     "int",
     "int8",
     "int16",
@@ -160,15 +168,28 @@ __all__ = [
     "is_tensor",
     "linspace",
     "long",
+    "manual_seed",
     "no_grad",
+    "nonzero",
+    "normal",
     "numel",
     "ones",
     "ones_like",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+    "seed",
     "set_default_dtype",
     "set_grad_enabled",
+    "set_rng_state",
     "short",
     "tensor",
     "uint8",
     "zeros",
     "zeros_like",
 ]  # fmt: skip
+__all__.extend(_op_names)  # the ops derived from the registry

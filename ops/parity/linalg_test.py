@@ -219,5 +219,6 @@ def test_blocked_loop_on_each_instruction_set(isa):
     env = dict(os.environ)
     if isa != "native":
         env["ONEFLOW_GEMM_ISA"] = isa
-    out = subprocess.run([sys.executable, "-c", _ISA_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", _ISA_SCRIPT], env=env, capture_output=True, text=True, timeout=600,
+                         check=False)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
