@@ -15,45 +15,6 @@ namespace {
 
 constexpr DeviceType kCPU = DeviceType::kCPU;
 
-// Calls f(index, offsets) for every element of `shape` in row-major order;
-// offsets[k] is the element's offset (in elements) under strides[k].
-template <size_t N, typename F>
-void ForEachIndex(const DimVector& shape, const std::array<DimVector, N>& strides, F&& f) {
-  const int64_t numel = Numel(shape);
-  if (numel == 0) return;
-  const int64_t nd = static_cast<int64_t>(shape.size());
-  DimVector index(nd, 0);
-  std::array<int64_t, N> off{};
-  for (int64_t i = 0; i < numel; ++i) {
-    f(static_cast<const DimVector&>(index), static_cast<const std::array<int64_t, N>&>(off));
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      for (size_t k = 0; k < N; ++k) off[k] += strides[k][d];
-      if (++index[d] < shape[d]) break;
-      for (size_t k = 0; k < N; ++k) off[k] -= strides[k][d] * shape[d];
-      index[d] = 0;
-    }
-  }
-}
-
-inline void CopyElem(char* dst, const char* src, int64_t itemsize) {
-  switch (itemsize) {
-    case 1:
-      *dst = *src;
-      return;
-    case 2:
-      std::memcpy(dst, src, 2);
-      return;
-    case 4:
-      std::memcpy(dst, src, 4);
-      return;
-    case 8:
-      std::memcpy(dst, src, 8);
-      return;
-    default:
-      std::memcpy(dst, src, itemsize);
-  }
-}
-
 // dst += src for one element of type T.
 template <typename T>
 inline void AddElem(char* dst, const char* src) {
