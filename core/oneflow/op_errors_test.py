@@ -23,6 +23,12 @@ CASES = [
     ("backward_without_grad", lambda m: m.ones(2).sum().backward(), ["does not require grad"]),
     ("where_condition_dtype", lambda m: m.where(m.ones(2), m.ones(2), m.ones(2)), ["where", "bool"]),
     ("view_shape", lambda m: m.ones(2, 3).view(4, 2), ["[4, 2]", "6"]),
+    ("matmul_inner_dim", lambda m: m.ones(2, 3) @ m.ones(4, 5), ["2x3", "4x5"]),
+    ("mm_inner_dim", lambda m: m.mm(m.ones(2, 3), m.ones(4, 5)), ["mm", "2x3", "4x5"]),
+    ("bmm_ndim", lambda m: m.bmm(m.ones(2, 3), m.ones(3, 2)), ["bmm", "3"]),
+    ("index_tensor_out_of_range", lambda m: m.ones(2, 3)[m.tensor([0, 5])], ["5", "2"]),
+    ("gather_out_of_range", lambda m: m.gather(m.ones(2, 3), 1, m.tensor([[0, 7]])), ["gather", "7"]),
+    ("cat_shapes", lambda m: m.cat([m.ones(2, 3), m.ones(2, 4)]), ["3", "4"]),
 ]
 
 
