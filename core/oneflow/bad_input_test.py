@@ -36,7 +36,7 @@ CASES = [
     ("flow.zeros(2).fill_('x')", "TypeError", "value"),
     ("flow.zeros(2).fill_(None)", "TypeError", "value"),
     ("flow.zeros(2).copy_(flow.zeros(3))", "RuntimeError", "must match the size"),
-    ("flow.zeros(2, 3)._slice(5, 0, 1, 1)", "IndexError", "range"),
+    ("flow.zeros(2, 3).slice(5, 0, 1, 1)", "IndexError", "range"),
     ("flow.device('cuda:99999999999')", "RuntimeError", "Invalid device"),
 ]
 

@@ -1,5 +1,7 @@
-// oneflow.Tensor: the C++ TensorImpl exposed to Python. Python-level methods
-// (repr, tolist, indexing) are added to this class by oneflow/_tensor.py.
+// oneflow.Tensor: the C++ TensorImpl exposed to Python: metadata, NumPy
+// interop and the creation primitives. Op methods (view, add, ...) are added
+// from the op registry (op_binding.cc); Python-level ones (repr, tolist,
+// indexing) by oneflow/_tensor.py.
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -11,7 +13,6 @@
 #include "core/pybind/convert.h"
 #include "core/runtime/error.h"
 #include "core/runtime/tensor_ops.h"
-#include "core/runtime/view_ops.h"
 
 namespace py = pybind11;
 
@@ -173,12 +174,6 @@ py::object Item(const TensorImplPtr& t) {
   });
 }
 
-DimVector ParseDims(py::handle dim, const char* op) {
-  if (py::isinstance<py::tuple>(dim) || py::isinstance<py::list>(dim))
-    return ToIntList(dim, op, "dim");
-  return {ToInt(dim, op, "dim")};
-}
-
 void BindTensor(py::module_& m) {
   py::class_<TensorImpl, TensorImplPtr> cls(m, "Tensor", py::dynamic_attr());
   cls.doc() = "A multi-dimensional array of one dtype on one device (see oneflow.tensor).";
@@ -259,111 +254,10 @@ Offset of the first element in the underlying storage, in elements.)doc")
 
 Sets requires_grad in place (floating point dtypes only) and returns self.)doc")
       .def(
-          "detach",
-          [](const TensorImplPtr& t) {
-            return t->AsStrided(t->shape(), t->stride(), t->storage_offset());
-          },
+          "detach", [](const TensorImplPtr& t) { return t->Detach(); },
           R"doc(detach() -> Tensor
 
 A view of the same data that does not require grad.)doc")
-      .def(
-          "contiguous", [](const TensorImplPtr& t) { return Contiguous(t); },
-          R"doc(contiguous() -> Tensor
-
-Self when already contiguous, else a contiguous copy.)doc")
-      .def(
-          "clone", [](const TensorImplPtr& t) { return Clone(t); },
-          R"doc(clone() -> Tensor
-
-A copy in new memory, laid out like self (PyTorch's preserve_format).)doc")
-      .def(
-          "_to_dtype",
-          [](const TensorImplPtr& t, py::handle dtype, bool copy) {
-            return ToDType(t, ToDType(dtype, "to", "dtype"), copy);
-          },
-          py::arg("dtype"), py::arg("copy") = false)
-      .def(
-          "fill_",
-          [](const TensorImplPtr& t, py::handle v) {
-            Fill(t, ToScalar(v, "fill_", "value"));
-            return t;
-          },
-          R"doc(fill_(value) -> Tensor
-
-Sets every element to ``value`` in place and returns self.)doc")
-      .def(
-          "copy_",
-          [](const TensorImplPtr& t, const TensorImplPtr& src) {
-            CopyInto(Expand(src, t->shape()), t);
-            return t;
-          },
-          R"doc(copy_(src) -> Tensor
-
-Copies ``src`` (broadcast to self's shape, converted to self's dtype) into self.)doc")
-      .def(
-          "view",
-          [](const TensorImplPtr& t, py::args shape) {
-            return View(t, ToIntList(shape, "view", "size"));
-          },
-          R"doc(view(*shape) -> Tensor
-
-A view with another shape over the same memory; one size may be -1.
-Raises RuntimeError when the strides cannot express it (use reshape).)doc")
-      .def(
-          "reshape",
-          [](const TensorImplPtr& t, py::args shape) {
-            return Reshape(t, ToIntList(shape, "reshape", "shape"));
-          },
-          R"doc(reshape(*shape) -> Tensor
-
-Like view() when possible, else a contiguous copy with the new shape.)doc")
-      .def("transpose", &Transpose, py::arg("dim0"), py::arg("dim1"),
-           R"doc(transpose(dim0, dim1) -> Tensor
-
-A view with dims ``dim0`` and ``dim1`` swapped.)doc")
-      .def(
-          "permute",
-          [](const TensorImplPtr& t, py::args dims) {
-            return Permute(t, ToIntList(dims, "permute", "dims"));
-          },
-          R"doc(permute(*dims) -> Tensor
-
-A view with the dims reordered.)doc")
-      .def("narrow", &Narrow, py::arg("dim"), py::arg("start"), py::arg("length"),
-           R"doc(narrow(dim, start, length) -> Tensor
-
-A view of ``length`` elements along ``dim`` from ``start``.)doc")
-      .def(
-          "expand",
-          [](const TensorImplPtr& t, py::args sizes) {
-            return Expand(t, ToIntList(sizes, "expand", "size"));
-          },
-          R"doc(expand(*sizes) -> Tensor
-
-A view broadcast to ``sizes`` (size-1 dims grow with stride 0; -1 keeps a dim).)doc")
-      .def(
-          "squeeze",
-          [](const TensorImplPtr& t, py::object dim) {
-            if (dim.is_none()) return Squeeze(t, std::nullopt);
-            return Squeeze(t, ParseDims(dim, "squeeze"));
-          },
-          py::arg("dim") = py::none(),
-          R"doc(squeeze(dim=None) -> Tensor
-
-A view without size-1 dims (only ``dim``, an int or tuple, when given).)doc")
-      .def("unsqueeze", &Unsqueeze, py::arg("dim"),
-           R"doc(unsqueeze(dim) -> Tensor
-
-A view with a new size-1 dim at ``dim``.)doc")
-      .def("flatten", &Flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1,
-           R"doc(flatten(start_dim=0, end_dim=-1) -> Tensor
-
-Dims ``start_dim``..``end_dim`` merged into one (a view when possible).)doc")
-      .def("select", &Select, py::arg("dim"), py::arg("index"),
-           R"doc(select(dim, index) -> Tensor
-
-A view at ``index`` along ``dim``, without that dim.)doc")
-      .def("_slice", &Slice, py::arg("dim"), py::arg("start"), py::arg("end"), py::arg("step"))
       .def("numpy", &ToNumpy,
            R"doc(numpy() -> numpy.ndarray
 
