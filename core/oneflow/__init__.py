@@ -53,6 +53,7 @@ float64 = double = _C.dtype_from_name("float64")
 from oneflow import (
     _tensor,  # noqa: F401  (adds Python methods to Tensor)
     autograd,
+    nn,
     return_types,
 )
 from oneflow._creation import (
@@ -96,6 +97,8 @@ from oneflow.random import (
 
 _C._set_return_types(return_types)
 is_grad_enabled = _C.is_grad_enabled
+set_num_threads = _C.set_num_threads
+get_num_threads = _C.get_num_threads
 
 
 def _install_ops(namespace: dict) -> list:
@@ -191,5 +194,8 @@ __all__ = [
     "uint8",
     "zeros",
     "zeros_like",
+    "set_num_threads",
+    "get_num_threads",
+    "nn",
 ]  # fmt: skip
 __all__.extend(_op_names)  # the ops derived from the registry

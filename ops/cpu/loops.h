@@ -11,6 +11,7 @@
 
 #include "core/framework/dispatch.h"
 #include "core/runtime/error.h"
+#include "core/runtime/parallel.h"
 
 namespace oneflow {
 namespace cpu {
@@ -158,13 +159,18 @@ inline void Store(char* p, V v) {
 }
 
 // out = f(a) elementwise; In and Out are storage types, f works on AccT.
+// Contiguous elementwise loops split across threads above this many elements.
+inline constexpr int64_t kElementwiseGrain = 32768;
+
 template <typename In, typename Out, typename F>
 void UnaryLoop(const TensorImpl& a, TensorImpl& out, F f) {
   const int64_t n = out.numel();
   if (a.is_contiguous() && out.is_contiguous() && a.numel() == n) {
     const In* pa = reinterpret_cast<const In*>(a.data());
     Out* po = reinterpret_cast<Out*>(out.data());
-    for (int64_t i = 0; i < n; ++i) po[i] = static_cast<Out>(f(static_cast<AccT<In>>(pa[i])));
+    ParallelFor(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) po[i] = static_cast<Out>(f(static_cast<AccT<In>>(pa[i])));
+    });
     return;
   }
   ForEachStrided<1>(out.shape(), {out.data(), a.data()},
@@ -183,9 +189,11 @@ void BinaryLoop(const TensorImpl& a, const TensorImpl& b, TensorImpl& out, F f) 
     const In* pb = reinterpret_cast<const In*>(b.data());
     bool ca = a.is_contiguous() && a.numel() == n, cb = b.is_contiguous() && b.numel() == n;
     if (ca && cb) {
-      for (int64_t i = 0; i < n; ++i) {
-        po[i] = static_cast<Out>(f(static_cast<AccT<In>>(pa[i]), static_cast<AccT<In>>(pb[i])));
-      }
+      ParallelFor(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          po[i] = static_cast<Out>(f(static_cast<AccT<In>>(pa[i]), static_cast<AccT<In>>(pb[i])));
+        }
+      });
       return;
     }
     if (ca && b.numel() == 1) {
