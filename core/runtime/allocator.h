@@ -26,6 +26,18 @@ inline constexpr size_t kCpuAlignment = 64;
 // example CUDA in a CPU-only build).
 Allocator* GetAllocator(DeviceType type);
 
+// The CPU allocator's bookkeeping (bytes): live in tensors, the peak of that,
+// and freed blocks kept for reuse.
+struct CpuMemoryStats {
+  size_t allocated = 0;
+  size_t peak = 0;
+  size_t cached = 0;
+};
+CpuMemoryStats GetCpuMemoryStats();
+void ResetCpuPeakMemory();
+// Returns the cached blocks to the OS (oneflow.cpu.empty_cache()).
+void ReleaseCpuCachedMemory();
+
 struct AllocatorRegistrar {
   AllocatorRegistrar(DeviceType type, Allocator* allocator);
 };

@@ -46,9 +46,34 @@ template <typename T, typename Out, typename Fn>
 void ReduceRows(const ReducePlan& plan, TensorImpl& out, Fn fn) {
   const T* in = reinterpret_cast<const T*>(plan.rows->data());
   Out* o = reinterpret_cast<Out*>(out.data());
-  for (int64_t r = 0; r < plan.outer; ++r) {
-    o[r] = static_cast<Out>(fn(in + r * plan.inner, plan.inner));
+  // Rows are independent: split them over threads when there is enough work.
+  const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(plan.inner, 1));
+  ParallelFor(plan.outer, grain, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) o[r] = static_cast<Out>(fn(in + r * plan.inner, plan.inner));
+  });
+}
+
+// Sum of n values with four independent accumulators (no loop-carried
+// dependency on one add, so it pipelines and vectorizes).
+template <typename Acc, typename T, bool kSkipNan>
+Acc SumRange(const T* p, int64_t n) {
+  Acc a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  auto load = [](const T* q) -> Acc {
+    auto v = static_cast<AccT<T>>(*q);
+    if constexpr (kSkipNan) {
+      if (IsNan(v)) return Acc(0);
+    }
+    return static_cast<Acc>(v);
+  };
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a0 += load(p + i);
+    a1 += load(p + i + 1);
+    a2 += load(p + i + 2);
+    a3 += load(p + i + 3);
   }
+  for (; i < n; ++i) a0 += load(p + i);
+  return (a0 + a1) + (a2 + a3);
 }
 
 std::vector<bool> AllDims(const OpCall& c) { return std::vector<bool>(c.tensor(0)->ndim(), true); }
@@ -67,13 +92,31 @@ void SumKernel(OpCall& c, const std::vector<bool>& reduced) {
   DispatchNumeric(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = SumAcc<T>;
-    ReduceRows<T, T>(plan, *c.outputs[0], [](const T* row, int64_t n) {
+    if (plan.outer == 1 && plan.inner > 65536) {
+      // One long row: partial sums per thread, combined in order.
+      const T* row = reinterpret_cast<const T*>(plan.rows->data());
+      const int64_t n = plan.inner;
+      const int threads = GetNumThreads();
+      std::vector<Acc> partial(threads, Acc(0));
+      const int64_t per = (n + threads - 1) / threads;
+      ParallelFor(threads, 1, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          int64_t lo = t * per, hi = std::min(n, lo + per);
+          if (lo < hi) partial[t] = SumRange<Acc, T, kSkipNan>(row + lo, hi - lo);
+        }
+      });
       Acc acc = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        auto v = static_cast<AccT<T>>(row[i]);
-        if (kSkipNan && IsNan(v)) continue;
-        acc += static_cast<Acc>(v);
+      for (Acc v : partial) acc += v;
+      T* o = reinterpret_cast<T*>(c.outputs[0]->data());
+      if constexpr (kMean) {
+        o[0] = static_cast<T>(static_cast<double>(acc) / static_cast<double>(n));
+      } else {
+        o[0] = static_cast<T>(acc);
       }
+      return;
+    }
+    ReduceRows<T, T>(plan, *c.outputs[0], [](const T* row, int64_t n) {
+      Acc acc = SumRange<Acc, T, kSkipNan>(row, n);
       if constexpr (kMean) {
         return static_cast<double>(acc) / static_cast<double>(n);
       } else {
