@@ -53,6 +53,7 @@ float64 = double = _C.dtype_from_name("float64")
 from oneflow import (
     _tensor,  # noqa: F401  (adds Python methods to Tensor)
     autograd,
+    linalg,
     nn,
     return_types,
 )
@@ -117,6 +118,7 @@ def _install_ops(namespace: dict) -> list:
 
 
 from oneflow._tensor import nonzero
+from oneflow._tensor_ops import *  # noqa: F403  (einsum, meshgrid, unique, ...: varargs wrappers)
 
 _op_names = _install_ops(globals())
 

@@ -375,3 +375,47 @@ def _install():
 
 
 _install()
+
+
+# ---- new_* ----------------------------------------------------------------------------
+# Tensor.new_tensor/new_empty/new_zeros/new_ones/new_full: new tensors with this
+# tensor's dtype and device unless given.
+
+
+def _new_like(self, dtype, device):
+    return dtype or self.dtype, device if device is not None else self.device
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad: builtins.bool = False):
+    dtype, device = _new_like(self, dtype, device)
+    return oneflow.tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _make_new_filled(name: str, fill):
+    def new(self, *size, dtype=None, device=None, requires_grad: builtins.bool = False):
+        dtype, device = _new_like(self, dtype, device)
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        if fill is None:
+            return oneflow.empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+        return oneflow.full(size, fill, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    new.__name__ = name
+    new.__doc__ = f"``oneflow.{name[4:]}(size)`` with this tensor's dtype and device unless given."
+    return new
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: builtins.bool = False):
+    dtype, device = _new_like(self, dtype, device)
+    return oneflow.full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _install_new_methods():
+    Tensor.new_tensor = _new_tensor
+    Tensor.new_empty = _make_new_filled("new_empty", None)
+    Tensor.new_zeros = _make_new_filled("new_zeros", 0)
+    Tensor.new_ones = _make_new_filled("new_ones", 1)
+    Tensor.new_full = _new_full
+
+
+_install_new_methods()

@@ -1,0 +1,1079 @@
+// CPU kernels of the activations declared in ops/defs/activation.cc.
+//
+// float32 (and float16/bfloat16, widened to float in blocks) runs on GCC
+// vector extensions: every formula is written once as a template over its
+// value type and instantiated for a vector of floats, with our own
+// branch-free exp/log/tanh/erfc, so the loops are SIMD whatever the compiler
+// decides about libm calls and trapping math. float64 runs the same formulas
+// on scalars with libm. Selections are written as `mask ? a : b` over values
+// computed on every lane, so NaN inputs propagate the way PyTorch's kernels
+// propagate them.
+//
+// The formulas and loops are compiled once per instruction set (AVX-512,
+// AVX2, baseline SSE2) and the widest the CPU has is picked once at load time.
+// GCC lowers vector comparisons in the context of the function that contains
+// them, so every function touching the vectors must itself be compiled for the
+// target: this file includes itself (OF_ACTIVATION_ISA set) under
+// `#pragma GCC target` once per instruction set, each copy in its own
+// namespace.
+
+#ifndef OF_ACTIVATION_ISA
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "core/runtime/view_ops.h"
+#include "ops/cpu/loops.h"
+#include "ops/defs/common.h"
+
+// GCC notes the ABI of vector-returning lambdas compiled outside a target
+// region (their function-pointer thunks); they are only ever inlined.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define OF_INLINE inline __attribute__((always_inline))
+#define OF_INLINE_LAMBDA __attribute__((always_inline))
+
+namespace oneflow {
+namespace cpu {
+namespace {
+
+typedef float VF4 __attribute__((vector_size(16)));
+typedef float VF8 __attribute__((vector_size(32)));
+typedef float VF16 __attribute__((vector_size(64)));
+typedef int32_t VI4 __attribute__((vector_size(16)));
+typedef int32_t VI8 __attribute__((vector_size(32)));
+typedef int32_t VI16 __attribute__((vector_size(64)));
+
+template <class V>
+struct IntVecOf;
+template <>
+struct IntVecOf<VF4> {
+  using type = VI4;
+};
+template <>
+struct IntVecOf<VF8> {
+  using type = VI8;
+};
+template <>
+struct IntVecOf<VF16> {
+  using type = VI16;
+};
+
+// The formula families (ops/defs/activation.cc names them by string).
+enum class Kind {
+  kHardtanh,
+  kLeakyRelu,
+  kElu,
+  kGelu,
+  kGeluTanh,
+  kSilu,
+  kMish,
+  kHardswish,
+  kHardsigmoid,
+  kHardshrink,
+  kSoftshrink,
+  kTanhshrink,
+  kSoftplus,
+  kSoftsign,
+  kLogsigmoid,
+  kThreshold,
+};
+
+// f(x), g f'(x) or g f''(x).
+enum class Mode { kFwd, kBwd, kSecond };
+
+struct Params {
+  double p0 = 0, p1 = 0, p2 = 0;
+};
+
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow
+
+// ---- the per-instruction-set copies -----------------------------------------
+
+#if defined(__x86_64__)
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")
+#define OF_ACTIVATION_ISA avx512
+#define OF_ACTIVATION_VEC VF16
+#include "ops/cpu/activation_kernels.cc"  // NOLINT(build/include)
+#undef OF_ACTIVATION_ISA
+#undef OF_ACTIVATION_VEC
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#define OF_ACTIVATION_ISA avx2
+#define OF_ACTIVATION_VEC VF8
+#include "ops/cpu/activation_kernels.cc"  // NOLINT(build/include)
+#undef OF_ACTIVATION_ISA
+#undef OF_ACTIVATION_VEC
+#pragma GCC pop_options
+#endif
+
+#define OF_ACTIVATION_ISA baseline
+#define OF_ACTIVATION_VEC VF4
+#define OF_ACTIVATION_WITH_DOUBLE
+#include "ops/cpu/activation_kernels.cc"  // NOLINT(build/include)
+#undef OF_ACTIVATION_ISA
+#undef OF_ACTIVATION_VEC
+#undef OF_ACTIVATION_WITH_DOUBLE
+
+namespace oneflow {
+namespace cpu {
+namespace {
+
+enum class Isa { kBaseline, kAvx2, kAvx512 };
+
+// The widest vectors this CPU has; ONEFLOW_VEC_ISA=avx2 or baseline caps it
+// (to test those builds on a bigger machine).
+Isa DetectIsa() {
+  Isa best = Isa::kBaseline;
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
+    best = Isa::kAvx512;
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    best = Isa::kAvx2;
+  }
+#endif
+  const char* cap = std::getenv("ONEFLOW_VEC_ISA");
+  if (cap && std::strcmp(cap, "baseline") == 0) return Isa::kBaseline;
+  if (cap && std::strcmp(cap, "avx2") == 0) return std::min(best, Isa::kAvx2);
+  return best;
+}
+const Isa kIsa = DetectIsa();
+
+// Which copy runs a float loop.
+#if defined(__x86_64__)
+#define OF_ISA_SWITCH(call) \
+  switch (kIsa) {           \
+    case Isa::kAvx512:      \
+      return avx512::call;  \
+    case Isa::kAvx2:        \
+      return avx2::call;    \
+    case Isa::kBaseline:    \
+      break;                \
+  }                         \
+  return baseline::call;
+#else
+#define OF_ISA_SWITCH(call) return baseline::call;
+#endif
+
+// out = f(a) (kFwd) or f(a = grad, b = x) over n floats.
+void MapFloat(Kind kind, Mode mode, const Params& p, int64_t n, float* out, const float* a,
+              const float* b) {
+  OF_ISA_SWITCH(Map(kind, mode, p, n, out, a, b));
+}
+// glu: out = a sigmoid(b); prelu rows: out = x > 0 ? x : x w.
+void MapGluFloat(int64_t n, float* out, const float* a, const float* b) {
+  OF_ISA_SWITCH(MapGlu(n, out, a, b));
+}
+void MapPreluFloat(int64_t n, float* out, const float* x, const float* w) {
+  OF_ISA_SWITCH(MapPrelu(n, out, x, w));
+}
+
+// Elements per thread chunk: the formulas cost tens of flops per element.
+constexpr int64_t kGrain = 16384;
+// float16/bfloat16 are widened in blocks of this many elements.
+constexpr int64_t kBlock = 512;
+
+// out = f(a[, b]) over dense arrays of dtype `d`, split across threads.
+// float_map(n, out, a, b) runs floats, double_map the same on doubles. With
+// `a_is_one_value`, a holds a single value standing for every element (the
+// gradient of a sum, say), fed to the formula in blocks.
+template <class FloatMap, class DoubleMap>
+void MapDense(DType d, int64_t n, void* out, const void* in_a, const void* in_b,
+              const FloatMap& float_map, const DoubleMap& double_map, bool a_is_one_value = false) {
+  DispatchFloating(d, "activation", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using W = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    T* o = static_cast<T*>(out);
+    const T* a = static_cast<const T*>(in_a);
+    const T* b = static_cast<const T*>(in_b);
+    ParallelFor(n, kGrain, [&](int64_t begin, int64_t end) {
+      auto map = [&](int64_t m, W* mo, const W* ma, const W* mb) {
+        if constexpr (std::is_same_v<W, double>) {
+          double_map(m, mo, ma, mb);
+        } else {
+          float_map(m, mo, ma, mb);
+        }
+      };
+      if constexpr (std::is_same_v<T, W>) {
+        if (!a_is_one_value) {
+          map(end - begin, o + begin, a + begin, b ? b + begin : nullptr);
+          return;
+        }
+      }
+      W wa[kBlock], wb[kBlock], wo[kBlock];
+      if (a_is_one_value) std::fill(wa, wa + kBlock, static_cast<W>(a[0]));
+      for (int64_t s = begin; s < end; s += kBlock) {
+        const int64_t m = std::min(kBlock, end - s);
+        if (!a_is_one_value) {
+          for (int64_t i = 0; i < m; ++i) wa[i] = static_cast<W>(a[s + i]);
+        }
+        if constexpr (std::is_same_v<T, W>) {
+          map(m, o + s, wa, b ? b + s : nullptr);
+        } else {
+          if (b) {
+            for (int64_t i = 0; i < m; ++i) wb[i] = static_cast<W>(b[s + i]);
+          }
+          map(m, wo, wa, b ? wb : nullptr);
+          for (int64_t i = 0; i < m; ++i) o[s + i] = static_cast<T>(wo[i]);
+        }
+      }
+    });
+  });
+}
+
+// `t` broadcast to `shape` in a dense row-major buffer (no copy when it already is).
+TensorImplPtr DenseAs(const TensorImplPtr& t, const DimVector& shape) {
+  return Contiguous(t->shape() == shape ? t : Expand(t, shape));
+}
+
+// Whether every element of `t` is the same memory (a broadcast single value).
+bool IsOneValue(const TensorImpl& t) {
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    if (t.shape()[d] != 1 && t.stride()[d] != 0) return false;
+  }
+  return true;
+}
+
+// Runs the formula over tensors a (and b) into c.outputs[0]; a non-contiguous
+// output (an in-place op on a strided view) is computed aside and copied in.
+void RunFormula(OpCall& c, Kind kind, Mode mode, const Params& p, TensorImplPtr a,
+                TensorImplPtr b) {
+  const TensorImplPtr& out = c.outputs[0];
+  const bool a_is_one_value = b && out->numel() > 1 && IsOneValue(*a);
+  if (!a_is_one_value) a = DenseAs(a, out->shape());
+  if (b) b = DenseAs(b, out->shape());
+  TensorImplPtr dst =
+      out->is_contiguous() ? out : TensorImpl::Empty(out->shape(), out->dtype(), out->device());
+  MapDense(
+      c.compute_dtype, dst->numel(), dst->data(), a->data(), b ? b->data() : nullptr,
+      [&](int64_t n, float* o, const float* x, const float* y) {
+        MapFloat(kind, mode, p, n, o, x, y);
+      },
+      [&](int64_t n, double* o, const double* x, const double* y) {
+        baseline::MapDouble(kind, mode, p, n, o, x, y);
+      },
+      a_is_one_value);
+  if (dst != out) CopyInto(dst, out);
+}
+
+// ---- kernels ----------------------------------------------------------------
+
+struct Spec {
+  Kind kind;
+  Params p;
+};
+
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+double S(const Value& v) { return v.scalar().d; }
+
+// The formula family of a forward call. Elu's parameters are (alpha scale,
+// scale, input_scale) here, and the gradient's (see the Elu formula).
+Spec SpecOfCall(const OpCall& c) {
+  const std::string& op = c.name();
+  const std::string name = op.back() == '_' ? op.substr(0, op.size() - 1) : op;
+  const auto& a = c.args;
+  if (name == "relu6") return {Kind::kHardtanh, {0, 6}};
+  if (name == "hardtanh") return {Kind::kHardtanh, {S(a[1]), S(a[2])}};
+  if (name == "threshold") return {Kind::kThreshold, {S(a[1]), S(a[2])}};
+  if (name == "leaky_relu") return {Kind::kLeakyRelu, {S(a[1])}};
+  if (name == "elu") return {Kind::kElu, {S(a[1]) * S(a[2]), S(a[2]), S(a[3])}};
+  if (name == "selu") return {Kind::kElu, {kSeluAlpha * kSeluScale, kSeluScale, 1}};
+  if (name == "celu") return {Kind::kElu, {S(a[1]), 1, 1 / S(a[1])}};
+  if (name == "gelu") return {a[1].str() == "tanh" ? Kind::kGeluTanh : Kind::kGelu, {}};
+  if (name == "quick_gelu") return {Kind::kSilu, {1.702}};
+  if (name == "silu") return {Kind::kSilu, {1}};
+  if (name == "mish") return {Kind::kMish, {}};
+  if (name == "hardswish") return {Kind::kHardswish, {}};
+  if (name == "hardsigmoid") return {Kind::kHardsigmoid, {}};
+  if (name == "hardshrink") return {Kind::kHardshrink, {S(a[1])}};
+  if (name == "softshrink") return {Kind::kSoftshrink, {S(a[1])}};
+  if (name == "tanhshrink") return {Kind::kTanhshrink, {}};
+  if (name == "softplus") return {Kind::kSoftplus, {S(a[1]), S(a[2])}};
+  if (name == "softsign") return {Kind::kSoftsign, {}};
+  if (name == "logsigmoid") return {Kind::kLogsigmoid, {}};
+  OF_THROW(RuntimeError, "activation kernel called for unknown op '", op, "'");
+}
+
+// activation_backward(grad, self, kind, p0, p1, p2) and its double backward.
+Spec SpecOfBackward(const OpCall& c) {
+  const std::string& k = c.args[2].str();
+  Params p{c.args[3].to_double(), c.args[4].to_double(), c.args[5].to_double()};
+  static const std::pair<const char*, Kind> kKinds[] = {
+      {"hardtanh", Kind::kHardtanh},
+      {"leaky_relu", Kind::kLeakyRelu},
+      {"elu", Kind::kElu},
+      {"silu", Kind::kSilu},
+      {"mish", Kind::kMish},
+      {"hardswish", Kind::kHardswish},
+      {"hardsigmoid", Kind::kHardsigmoid},
+      {"hardshrink", Kind::kHardshrink},
+      {"softshrink", Kind::kSoftshrink},
+      {"tanhshrink", Kind::kTanhshrink},
+      {"softplus", Kind::kSoftplus},
+      {"softsign", Kind::kSoftsign},
+      {"logsigmoid", Kind::kLogsigmoid},
+      {"threshold", Kind::kThreshold},
+  };
+  if (k == "gelu") return {p.p0 != 0 ? Kind::kGeluTanh : Kind::kGelu, p};
+  for (const auto& [name, kind] : kKinds) {
+    if (k == name) return {kind, p};
+  }
+  OF_THROW(RuntimeError, c.name(), "(): unknown activation kind '", k, "'");
+}
+
+// hardtanh, relu6 and threshold also take integer tensors, as in PyTorch.
+bool IntegerForward(OpCall& c, const Spec& s) {
+  if (IsFloatingPoint(c.compute_dtype)) return false;
+  DispatchIntegral(c.compute_dtype, c.name().c_str(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T lo = static_cast<T>(s.p.p0), hi = static_cast<T>(s.p.p1);
+    TensorImplPtr x = c.tensor(0);
+    if (s.kind == Kind::kHardtanh) {
+      UnaryLoop<T, T>(*x, *c.outputs[0], [=](T v) -> T { return v < lo ? lo : (v > hi ? hi : v); });
+    } else {
+      UnaryLoop<T, T>(*x, *c.outputs[0], [=](T v) -> T { return v <= lo ? hi : v; });
+    }
+  });
+  return true;
+}
+
+void ActivationForwardKernel(OpCall& c) {
+  const Spec s = SpecOfCall(c);
+  if (IntegerForward(c, s)) return;
+  RunFormula(c, s.kind, Mode::kFwd, s.p, c.tensor(0), nullptr);
+}
+
+void ActivationBackwardKernel(OpCall& c) {
+  const Spec s = SpecOfBackward(c);
+  RunFormula(c, s.kind, Mode::kBwd, s.p, c.tensor(0), c.tensor(1));
+}
+
+void ActivationDoubleBackwardKernel(OpCall& c) {
+  const Spec s = SpecOfBackward(c);
+  RunFormula(c, s.kind, Mode::kSecond, s.p, c.tensor(0), c.tensor(1));
+}
+
+constexpr DeviceType kCPU = DeviceType::kCPU;
+constexpr DTypeSet kIntegerToo = kFloatingDTypes | kIntegralDTypes;
+
+OF_KERNEL_WITH_INPLACE("relu6", kCPU, kIntegerToo, &ActivationForwardKernel);
+OF_KERNEL_WITH_INPLACE("hardtanh", kCPU, kIntegerToo, &ActivationForwardKernel);
+OF_KERNEL_WITH_INPLACE("threshold", kCPU, kIntegerToo, &ActivationForwardKernel);
+OF_KERNEL_WITH_INPLACE("leaky_relu", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL_WITH_INPLACE("elu", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL_WITH_INPLACE("selu", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL_WITH_INPLACE("celu", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL_WITH_INPLACE("silu", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL_WITH_INPLACE("mish", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL_WITH_INPLACE("hardswish", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL_WITH_INPLACE("hardsigmoid", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL("gelu", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL("quick_gelu", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL("hardshrink", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL("softshrink", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL("tanhshrink", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL("softplus", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL("softsign", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL("logsigmoid", kCPU, kFloatingDTypes, &ActivationForwardKernel);
+OF_KERNEL("activation_backward", kCPU, kFloatingDTypes, &ActivationBackwardKernel);
+OF_KERNEL("activation_double_backward", kCPU, kFloatingDTypes, &ActivationDoubleBackwardKernel);
+
+// ---- prelu ------------------------------------------------------------------
+
+// x is (N, C, inner...) with one weight per channel, or any shape with one weight.
+void PreluKernel(OpCall& c) {
+  const TensorImplPtr x = Contiguous(c.tensor(0));
+  const TensorImplPtr w = Contiguous(c.tensor(1));
+  const TensorImplPtr& out = c.outputs[0];
+  if (w->numel() == 1) {
+    Params p;
+    DispatchFloating(c.compute_dtype, "prelu", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      p.p0 = static_cast<double>(reinterpret_cast<const T*>(w->data())[0]);
+    });
+    RunFormula(c, Kind::kLeakyRelu, Mode::kFwd, p, x, nullptr);
+    return;
+  }
+  const int64_t n = x->shape()[0], channels = x->shape()[1];
+  const int64_t inner = n * channels == 0 ? 0 : x->numel() / (n * channels);
+  const int64_t row = channels * inner;
+  // One row of weights, each repeated `inner` times, pairs with each sample.
+  TensorImplPtr wrow = DenseAs(Unsqueeze(w, 1), {channels, inner});
+  const int64_t itemsize = ItemSize(c.compute_dtype);
+  ParallelFor(n, std::max<int64_t>(1, kGrain / std::max<int64_t>(row, 1)),
+              [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) {
+                  MapDense(
+                      c.compute_dtype, row, out->data() + i * row * itemsize,
+                      x->data() + i * row * itemsize, wrow->data(),
+                      [](int64_t m, float* o, const float* v, const float* wv) {
+                        MapPreluFloat(m, o, v, wv);
+                      },
+                      [](int64_t m, double* o, const double* v, const double* wv) {
+                        for (int64_t k = 0; k < m; ++k) o[k] = v[k] > 0 ? v[k] : v[k] * wv[k];
+                      });
+                }
+              });
+}
+OF_KERNEL("prelu", kCPU, kFloatingDTypes, &PreluKernel);
+
+// ---- glu --------------------------------------------------------------------
+
+// x is (outer, 2 H, inner): out = first half * sigmoid(second half).
+void GluKernel(OpCall& c) {
+  const TensorImplPtr x = Contiguous(c.tensor(0));
+  const TensorImplPtr& out = c.outputs[0];
+  const int64_t dim = WrapDim(c.args[1].to_int(), x->ndim());
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= x->shape()[d];
+  for (int64_t d = dim + 1; d < x->ndim(); ++d) inner *= x->shape()[d];
+  const int64_t half = x->shape()[dim] / 2 * inner;  // elements of one half of a slice
+  const int64_t itemsize = ItemSize(c.compute_dtype);
+  ParallelFor(
+      outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(half, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const char* a = x->data() + 2 * i * half * itemsize;
+          MapDense(
+              c.compute_dtype, half, out->data() + i * half * itemsize, a, a + half * itemsize,
+              [](int64_t m, float* o, const float* u, const float* v) { MapGluFloat(m, o, u, v); },
+              [](int64_t m, double* o, const double* u, const double* v) {
+                for (int64_t k = 0; k < m; ++k) o[k] = u[k] / (1 + std::exp(-v[k]));
+              });
+        }
+      });
+}
+OF_KERNEL("glu", kCPU, kFloatingDTypes, &GluKernel);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow
+
+#else  // OF_ACTIVATION_ISA: one instruction set's formulas and loops ------------------------
+
+namespace oneflow {
+namespace cpu {
+namespace {
+namespace OF_ACTIVATION_ISA {
+
+using V = OF_ACTIVATION_VEC;
+
+// Formulas run on A = double (scalars) or V.
+template <class A>
+constexpr bool kIsVec = !std::is_arithmetic_v<A>;
+
+// The constant c as an A (a vector splat for vectors).
+template <class A>
+OF_INLINE A K(double c) {
+  if constexpr (kIsVec<A>) {
+    return A{} + static_cast<float>(c);
+  } else {
+    return static_cast<A>(c);
+  }
+}
+
+// ---- float vector math ------------------------------------------------------
+//
+// Accuracy: a few ulp of float over the ranges the activations use; each
+// function maps NaN to NaN.
+
+constexpr float kLn2Hi = 0.693359375f;  // ln 2 split so that n * kLn2Hi is exact
+constexpr float kLn2Lo = -2.12194440e-4f;
+
+// exp(x) = 2^n exp(r), n = round(x / ln 2), |r| <= ln(2) / 2, exp(r) by Taylor
+// to degree 7 (error below 2e-8 relative); inf above ln(FLT_MAX). Below
+// ln(FLT_MIN) the result is subnormal: it is computed as exp(x + 32 ln 2)
+// 2^-32, and is 0 below the smallest subnormal.
+template <class V>
+OF_INLINE V VExp(const V& x) {
+  using I = typename IntVecOf<V>::type;
+  const float lo = -87.33654f, hi = 88.72283f, tiny = -103.972084f;
+  I sub = x < lo;
+  V xc = sub ? x + 22.18070978f : x;
+  xc = xc < lo ? K<V>(lo) : xc;
+  xc = xc > hi ? K<V>(hi) : xc;
+  // Round to nearest by adding and subtracting 1.5 * 2^23.
+  V n = (xc * 1.44269504f + 12582912.f) - 12582912.f;
+  V r = xc - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  V p = r * (1.f / 5040) + 1.f / 720;
+  p = p * r + 1.f / 120;
+  p = p * r + 1.f / 24;
+  p = p * r + 1.f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.f;
+  p = p * r + 1.f;
+  I e = (__builtin_convertvector(n, I) + 127) << 23;
+  V y = p * (V)e;
+  y = sub ? y * 2.3283064e-10f : y;  // 2^-32
+  y = x > hi ? K<V>(INFINITY) : y;
+  return x < tiny ? K<V>(0) : y;
+}
+
+// exp(x) - 1 without cancellation near 0: Taylor to degree 8 for |x| < 0.5.
+template <class V>
+OF_INLINE V VExpm1(const V& x) {
+  V p = x * (1.f / 40320) + 1.f / 5040;
+  p = p * x + 1.f / 720;
+  p = p * x + 1.f / 120;
+  p = p * x + 1.f / 24;
+  p = p * x + 1.f / 6;
+  p = p * x + 0.5f;
+  p = p * x * x + x;
+  V big = VExp(x) - 1.f;
+  V ax = x < 0.f ? -x : x;
+  return ax < 0.5f ? p : big;
+}
+
+// log(x) for x >= 0: x = m 2^e with m in [sqrt(1/2), sqrt(2)), and
+// log(m) = 2 atanh(s), s = (m - 1) / (m + 1), by its odd series to s^9.
+template <class V>
+OF_INLINE V VLog(const V& x) {
+  using I = typename IntVecOf<V>::type;
+  // Subnormals: scale into the normal range first.
+  const float kMinNormal = 1.17549435e-38f;
+  V xs = x < kMinNormal ? x * 8388608.f : x;
+  I bits = (I)xs;
+  I e = ((bits >> 23) & 0xff) - 127;
+  e = x < kMinNormal ? e - 23 : e;
+  V m = (V)((bits & 0x7fffff) | 0x3f800000);
+  I big = m > 1.41421356f;
+  m = big ? m * 0.5f : m;
+  e = e - big;  // big is -1 where true
+  V s = (m - 1.f) / (m + 1.f);
+  V s2 = s * s;
+  V q = s2 * (1.f / 9) + 1.f / 7;
+  q = q * s2 + 1.f / 5;
+  q = q * s2 + 1.f / 3;
+  q = q * s2 + 1.f;
+  V ef = __builtin_convertvector(e, V);
+  V y = ef * kLn2Hi + (2.f * s * q + ef * kLn2Lo);
+  y = x == 0.f ? K<V>(-INFINITY) : y;
+  y = x == INFINITY ? x : y;
+  return x < 0.f ? K<V>(NAN) : y;
+}
+
+// log(1 + u) for u >= 0, exact to rounding for tiny u: log(w) u / (w - 1) with
+// w = 1 + u corrects the rounding of w.
+template <class V>
+OF_INLINE V VLog1p(const V& u) {
+  V w = u + 1.f;
+  V d = w - 1.f;
+  V y = VLog(w) * (u / d);
+  y = d == 0.f ? u : y;
+  return u == INFINITY ? u : y;
+}
+
+template <class V>
+OF_INLINE V VAbs(const V& x) {
+  using I = typename IntVecOf<V>::type;
+  return (V)((I)x & 0x7fffffff);
+}
+
+// tanh: an odd Taylor polynomial below |x| = 0.25, else (1 - e) / (1 + e)
+// with e = exp(-2|x|), sign restored.
+template <class V>
+OF_INLINE V VTanh(const V& x) {
+  using I = typename IntVecOf<V>::type;
+  V x2 = x * x;
+  V p = x2 * (62.f / 2835) - 17.f / 315;
+  p = p * x2 + 2.f / 15;
+  p = p * x2 - 1.f / 3;
+  p = p * x2 * x + x;
+  V a = VAbs(x);
+  V e = VExp(a * -2.f);
+  V t = (1.f - e) / (1.f + e);
+  t = (V)((I)t | ((I)x & (int32_t)0x80000000));
+  return a < 0.25f ? p : t;
+}
+
+template <class V>
+OF_INLINE V VSigmoid(const V& x) {
+  return 1.f / (1.f + VExp(-x));
+}
+
+// The standard normal CDF, 0.5 erfc(-x / sqrt 2), with erfc from the
+// Chebyshev fit of Numerical Recipes (fractional error below 1.2e-7), which
+// keeps relative accuracy in the lower tail.
+template <class V>
+OF_INLINE V VNormCdf(const V& x) {
+  V z = VAbs(x) * 0.70710678f;
+  V t = 1.f / (1.f + 0.5f * z);
+  V p = t * 0.17087277f - 0.82215223f;
+  p = p * t + 1.48851587f;
+  p = p * t - 1.13520398f;
+  p = p * t + 0.27886807f;
+  p = p * t - 0.18628806f;
+  p = p * t + 0.09678418f;
+  p = p * t + 0.37409196f;
+  p = p * t + 1.00002368f;
+  p = p * t - 1.26551223f;
+  V r = 0.5f * t * VExp(p - z * z);  // 0.5 erfc(|x| / sqrt 2)
+  return x > 0.f ? 1.f - r : r;
+}
+
+// ---- the math the formulas call, for both value types -----------------------
+
+#define OF_MATH(name, vexpr, dexpr) \
+  template <class A>                \
+  OF_INLINE A name(const A& x) {    \
+    if constexpr (kIsVec<A>) {      \
+      return vexpr;                 \
+    } else {                        \
+      return dexpr;                 \
+    }                               \
+  }
+OF_MATH(Exp, VExp(x), std::exp(x))
+OF_MATH(Expm1, VExpm1(x), std::expm1(x))
+OF_MATH(Log1p, VLog1p(x), std::log1p(x))
+OF_MATH(Tanh, VTanh(x), std::tanh(x))
+OF_MATH(Abs, VAbs(x), std::fabs(x))
+OF_MATH(Sigmoid, VSigmoid(x), 1 / (1 + std::exp(-x)))
+OF_MATH(NormCdf, VNormCdf(x), 0.5 * std::erfc(-x * 0.70710678118654752440))
+#undef OF_MATH
+
+template <class A>
+OF_INLINE A NormPdf(const A& x) {
+  return Exp(x * x * K<A>(-0.5)) * K<A>(0.39894228040143267794);
+}
+
+// ---- the activations: f (Fwd), g f' (Bwd) and g f'' (Second) ----------------
+
+struct Hardtanh {
+  double lo, hi;
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    A y = x < K<A>(lo) ? K<A>(lo) : x;
+    return y > K<A>(hi) ? K<A>(hi) : y;
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    return ((x <= K<A>(lo)) | (x >= K<A>(hi))) ? K<A>(0) : g;
+  }
+  template <class A>
+  OF_INLINE A Second(const A&, const A&) const {
+    return K<A>(0);
+  }
+};
+
+struct LeakyRelu {
+  double slope;
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    return x > K<A>(0) ? x : x * K<A>(slope);
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    return x > K<A>(0) ? g : g * K<A>(slope);
+  }
+  template <class A>
+  OF_INLINE A Second(const A&, const A&) const {
+    return K<A>(0);
+  }
+};
+
+// elu(x) = x > 0 ? scale x : alpha scale (exp(input_scale x) - 1). The forward
+// takes (alpha scale, scale, input_scale); the derivatives take the
+// coefficient of exp(input_scale x) in f' instead of alpha scale, because
+// PyTorch's celu gradient rounds 1 / alpha to float there (see
+// ops/defs/activation.cc).
+struct Elu {
+  double neg, pos, input_scale;
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    return x <= K<A>(0) ? Expm1(x * K<A>(input_scale)) * K<A>(neg) : x * K<A>(pos);
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    return x <= K<A>(0) ? g * K<A>(neg) * Exp(x * K<A>(input_scale)) : g * K<A>(pos);
+  }
+  template <class A>
+  OF_INLINE A Second(const A& g, const A& x) const {
+    return x <= K<A>(0) ? g * K<A>(neg * input_scale) * Exp(x * K<A>(input_scale)) : K<A>(0);
+  }
+};
+
+// gelu(x) = x Phi(x).
+struct Gelu {
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    return x * NormCdf(x);
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    return g * (NormCdf(x) + x * NormPdf(x));
+  }
+  template <class A>
+  OF_INLINE A Second(const A& g, const A& x) const {
+    return g * NormPdf(x) * (K<A>(2) - x * x);
+  }
+};
+
+// gelu(x, 'tanh') = x (1 + tanh(u)) / 2, u = sqrt(2 / pi) (x + 0.044715 x^3).
+struct GeluTanh {
+  static constexpr double kK = 0.79788456080286535588, kC = 0.044715;
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    A t = Tanh(K<A>(kK) * (x + K<A>(kC) * x * x * x));
+    return K<A>(0.5) * x * (K<A>(1) + t);
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    A x2 = x * x;
+    A t = Tanh(K<A>(kK) * (x + K<A>(kC) * x2 * x));
+    A du = K<A>(kK) * (K<A>(1) + K<A>(3 * kC) * x2);
+    return g * (K<A>(0.5) * (K<A>(1) + t) + K<A>(0.5) * x * (K<A>(1) - t * t) * du);
+  }
+  template <class A>
+  OF_INLINE A Second(const A& g, const A& x) const {
+    A x2 = x * x;
+    A t = Tanh(K<A>(kK) * (x + K<A>(kC) * x2 * x));
+    A du = K<A>(kK) * (K<A>(1) + K<A>(3 * kC) * x2);
+    A ddu = K<A>(6 * kK * kC) * x;
+    return g * (K<A>(1) - t * t) * (du - x * t * du * du + K<A>(0.5) * x * ddu);
+  }
+};
+
+// silu(x) = x sigmoid(a x); a = 1.702 is quick_gelu.
+struct Silu {
+  double a;
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    // x / (1 + e^-ax) rather than x sigmoid(ax): no subnormal intermediate.
+    return x / (K<A>(1) + Exp(x * K<A>(-a)));
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    A s = Sigmoid(x * K<A>(a));
+    return g * (s + K<A>(a) * x * s * (K<A>(1) - s));
+  }
+  template <class A>
+  OF_INLINE A Second(const A& g, const A& x) const {
+    A s = Sigmoid(x * K<A>(a));
+    return g * K<A>(a) * s * (K<A>(1) - s) * (K<A>(2) + K<A>(a) * x * (K<A>(1) - K<A>(2) * s));
+  }
+};
+
+// mish(x) = x tanh(softplus(x)); with n = e^x, tanh(log(1 + n)) =
+// n (n + 2) / (n (n + 2) + 2), which is exactly 1 from x = 20 on.
+struct Mish {
+  template <class A>
+  OF_INLINE static A TanhSoftplus(const A& x) {
+    A xc = x > K<A>(20) ? K<A>(20) : x;
+    A n = Exp(xc);
+    A q = n * (n + K<A>(2));
+    return q / (q + K<A>(2));
+  }
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    return x * TanhSoftplus(x);
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    A t = TanhSoftplus(x);
+    return g * (t + x * Sigmoid(x) * (K<A>(1) - t * t));
+  }
+  template <class A>
+  OF_INLINE A Second(const A& g, const A& x) const {
+    A t = TanhSoftplus(x), s = Sigmoid(x);
+    return g * s * (K<A>(1) - t * t) * (K<A>(2) + x * (K<A>(1) - s) - K<A>(2) * x * t * s);
+  }
+};
+
+// hardswish(x) = x relu6(x + 3) / 6; at the kinks x = -3 and x = 3 the
+// derivative is taken from the outer pieces (0 and 1), as in PyTorch.
+struct Hardswish {
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    A y = x + K<A>(3);
+    y = y < K<A>(0) ? K<A>(0) : y;
+    y = y > K<A>(6) ? K<A>(6) : y;
+    return x * y / K<A>(6);
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    return x <= K<A>(-3) ? K<A>(0) : (x < K<A>(3) ? g * (x / K<A>(3) + K<A>(0.5)) : g);
+  }
+  template <class A>
+  OF_INLINE A Second(const A& g, const A& x) const {
+    return ((x > K<A>(-3)) & (x < K<A>(3))) ? g / K<A>(3) : K<A>(0);
+  }
+};
+
+struct Hardsigmoid {
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    A y = x + K<A>(3);
+    y = y < K<A>(0) ? K<A>(0) : y;
+    y = y > K<A>(6) ? K<A>(6) : y;
+    return y / K<A>(6);
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    // PyTorch multiplies by 1/6 rounded to float, in every dtype.
+    return ((x > K<A>(-3)) & (x < K<A>(3))) ? g * K<A>(1.0f / 6.0f) : K<A>(0);
+  }
+  template <class A>
+  OF_INLINE A Second(const A&, const A&) const {
+    return K<A>(0);
+  }
+};
+
+struct Hardshrink {
+  double lambd;
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    return ((x >= K<A>(-lambd)) & (x <= K<A>(lambd))) ? K<A>(0) : x;
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    return ((x >= K<A>(-lambd)) & (x <= K<A>(lambd))) ? K<A>(0) : g;
+  }
+  template <class A>
+  OF_INLINE A Second(const A&, const A&) const {
+    return K<A>(0);
+  }
+};
+
+struct Softshrink {
+  double lambd;
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    // x * 0 in the middle keeps NaN, as PyTorch does.
+    return x > K<A>(lambd) ? x - K<A>(lambd) : (x < K<A>(-lambd) ? x + K<A>(lambd) : x * K<A>(0));
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    return ((x >= K<A>(-lambd)) & (x <= K<A>(lambd))) ? K<A>(0) : g;
+  }
+  template <class A>
+  OF_INLINE A Second(const A&, const A&) const {
+    return K<A>(0);
+  }
+};
+
+struct Tanhshrink {
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    return x - Tanh(x);
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    A t = Tanh(x);
+    return g * t * t;
+  }
+  template <class A>
+  OF_INLINE A Second(const A& g, const A& x) const {
+    A t = Tanh(x);
+    return g * K<A>(2) * t * (K<A>(1) - t * t);
+  }
+};
+
+// softplus(x) = log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
+struct Softplus {
+  double beta, threshold;
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    A z = x * K<A>(beta);
+    A pos = z > K<A>(0) ? z : K<A>(0);
+    A y = (pos + Log1p(Exp(-Abs(z)))) / K<A>(beta);
+    return z > K<A>(threshold) ? x : y;
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    A z = x * K<A>(beta);
+    return z > K<A>(threshold) ? g : g * Sigmoid(z);
+  }
+  template <class A>
+  OF_INLINE A Second(const A& g, const A& x) const {
+    A z = x * K<A>(beta);
+    A s = Sigmoid(z);
+    return z > K<A>(threshold) ? K<A>(0) : g * K<A>(beta) * s * (K<A>(1) - s);
+  }
+};
+
+struct Softsign {
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    return x / (K<A>(1) + Abs(x));
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    A d = K<A>(1) + Abs(x);
+    return g / (d * d);
+  }
+  template <class A>
+  OF_INLINE A Second(const A& g, const A& x) const {
+    A d = K<A>(1) + Abs(x);
+    A sign = (x > K<A>(0) ? K<A>(1) : K<A>(0)) - (x < K<A>(0) ? K<A>(1) : K<A>(0));
+    return g * K<A>(-2) * sign / (d * d * d);
+  }
+};
+
+// logsigmoid(x) = min(x, 0) - log(1 + exp(-|x|)).
+struct Logsigmoid {
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    A neg = x < K<A>(0) ? x : K<A>(0);
+    return neg - Log1p(Exp(-Abs(x)));
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    A z = Exp(-Abs(x));
+    return g * (x < K<A>(0) ? K<A>(1) : z) / (K<A>(1) + z);
+  }
+  template <class A>
+  OF_INLINE A Second(const A& g, const A& x) const {
+    A z = Exp(-Abs(x));
+    A d = K<A>(1) + z;
+    return -g * z / (d * d);
+  }
+};
+
+struct Threshold {
+  double threshold, value;
+  template <class A>
+  OF_INLINE A Fwd(const A& x) const {
+    return x <= K<A>(threshold) ? K<A>(value) : x;
+  }
+  template <class A>
+  OF_INLINE A Bwd(const A& g, const A& x) const {
+    return x <= K<A>(threshold) ? K<A>(0) : g;
+  }
+  template <class A>
+  OF_INLINE A Second(const A&, const A&) const {
+    return K<A>(0);
+  }
+};
+
+OF_INLINE V LoadV(const float* p) {
+  V v;
+  std::memcpy(&v, p, sizeof(V));
+  return v;
+}
+OF_INLINE V LoadTail(const float* p, int64_t m) {
+  V v = {};
+  std::memcpy(&v, p, m * sizeof(float));
+  return v;
+}
+
+// ---- loops ------------------------------------------------------------------
+
+template <class F, class... P>
+OF_INLINE void MapV(const F& f, int64_t n, float* out, const P*... in) {
+  constexpr int64_t kW = sizeof(V) / sizeof(float);
+  int64_t i = 0;
+  for (; i + kW <= n; i += kW) {
+    V r = f(LoadV(in + i)...);
+    std::memcpy(out + i, &r, sizeof(V));
+  }
+  if (i < n) {
+    V r = f(LoadTail(in + i, n - i)...);
+    std::memcpy(out + i, &r, (n - i) * sizeof(float));
+  }
+}
+
+// Calls fn(formula) for `kind`.
+template <class Fn>
+OF_INLINE void WithFormula(Kind kind, const Params& p, Fn&& fn) {
+  switch (kind) {
+    case Kind::kHardtanh:
+      return fn(Hardtanh{p.p0, p.p1});
+    case Kind::kLeakyRelu:
+      return fn(LeakyRelu{p.p0});
+    case Kind::kElu:
+      return fn(Elu{p.p0, p.p1, p.p2});
+    case Kind::kGelu:
+      return fn(Gelu{});
+    case Kind::kGeluTanh:
+      return fn(GeluTanh{});
+    case Kind::kSilu:
+      return fn(Silu{p.p0});
+    case Kind::kMish:
+      return fn(Mish{});
+    case Kind::kHardswish:
+      return fn(Hardswish{});
+    case Kind::kHardsigmoid:
+      return fn(Hardsigmoid{});
+    case Kind::kHardshrink:
+      return fn(Hardshrink{p.p0});
+    case Kind::kSoftshrink:
+      return fn(Softshrink{p.p0});
+    case Kind::kTanhshrink:
+      return fn(Tanhshrink{});
+    case Kind::kSoftplus:
+      return fn(Softplus{p.p0, p.p1});
+    case Kind::kSoftsign:
+      return fn(Softsign{});
+    case Kind::kLogsigmoid:
+      return fn(Logsigmoid{});
+    case Kind::kThreshold:
+      return fn(Threshold{p.p0, p.p1});
+  }
+}
+
+// out = f(a) (kFwd), or f(g = a, x = b) (kBwd, kSecond), over n floats.
+void Map(Kind kind, Mode mode, const Params& p, int64_t n, float* out, const float* a,
+         const float* b) {
+  WithFormula(kind, p, [&](const auto& op) {
+    switch (mode) {
+      case Mode::kFwd:
+        return MapV([&op](const V& x) OF_INLINE_LAMBDA { return op.Fwd(x); }, n, out, a);
+      case Mode::kBwd:
+        return MapV([&op](const V& g, const V& x) OF_INLINE_LAMBDA { return op.Bwd(g, x); }, n, out,
+                    a, b);
+      case Mode::kSecond:
+        return MapV([&op](const V& g, const V& x) OF_INLINE_LAMBDA { return op.Second(g, x); }, n,
+                    out, a, b);
+    }
+  });
+}
+
+void MapGlu(int64_t n, float* out, const float* a, const float* b) {
+  MapV([](const V& u, const V& v) OF_INLINE_LAMBDA { return u * VSigmoid(v); }, n, out, a, b);
+}
+
+void MapPrelu(int64_t n, float* out, const float* x, const float* w) {
+  MapV([](const V& v, const V& wv) OF_INLINE_LAMBDA { return v > 0.f ? v : v * wv; }, n, out, x, w);
+}
+
+#ifdef OF_ACTIVATION_WITH_DOUBLE
+// The same formulas on doubles (scalars, libm).
+void MapDouble(Kind kind, Mode mode, const Params& p, int64_t n, double* out, const double* a,
+               const double* b) {
+  WithFormula(kind, p, [&](const auto& op) {
+    for (int64_t i = 0; i < n; ++i) {
+      switch (mode) {
+        case Mode::kFwd:
+          out[i] = op.Fwd(a[i]);
+          break;
+        case Mode::kBwd:
+          out[i] = op.Bwd(a[i], b[i]);
+          break;
+        case Mode::kSecond:
+          out[i] = op.Second(a[i], b[i]);
+          break;
+      }
+    }
+  });
+}
+#endif
+
+}  // namespace OF_ACTIVATION_ISA
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow
+
+#endif  // OF_ACTIVATION_ISA

@@ -1,0 +1,985 @@
+// CPU kernels of the fused losses declared in ops/defs/loss.cc: softmax cross
+// entropy and nll_loss over (rows, C), the pointwise losses of input - target
+// (mse, l1, smooth_l1, huber), binary cross entropy, and CTC.
+//
+// Cross entropy makes two passes over each row of logits while the row is in
+// cache (the max, then the sum of exponentials; with label smoothing also the
+// weighted sum of the logits), keeping only the row's logsumexp; backward makes
+// one pass writing softmax minus the (smoothed) one-hot target. Rows are split
+// across threads; float32 rows run on GCC vector extensions (AVX-512, AVX2 or
+// SSE2, chosen at load time) with a branch-free exp, float16/bfloat16 rows are
+// widened to float, float64 runs on scalars with libm. Reductions over rows
+// add per-row results in a fixed order, so results do not depend on the
+// number of threads.
+//
+// As in activation_kernels.cc, the vector loops are compiled once per
+// instruction set by including this file into itself (OF_LOSS_ISA set) under
+// `#pragma GCC target`: GCC lowers vector comparisons for the target of the
+// function that contains them.
+
+#ifndef OF_LOSS_ISA
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "core/runtime/view_ops.h"
+#include "ops/cpu/loops.h"
+#include "ops/defs/common.h"
+
+// GCC notes the ABI of vector-returning lambdas compiled outside a target
+// region (their function-pointer thunks); they are only ever inlined.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define OF_INLINE inline __attribute__((always_inline))
+#define OF_INLINE_LAMBDA __attribute__((always_inline))
+
+namespace oneflow {
+namespace cpu {
+namespace {
+
+typedef float VF4 __attribute__((vector_size(16)));
+typedef float VF8 __attribute__((vector_size(32)));
+typedef float VF16 __attribute__((vector_size(64)));
+typedef int32_t VI4 __attribute__((vector_size(16)));
+typedef int32_t VI8 __attribute__((vector_size(32)));
+typedef int32_t VI16 __attribute__((vector_size(64)));
+
+template <class V>
+struct IntVecOf;
+template <>
+struct IntVecOf<VF4> {
+  using type = VI4;
+};
+template <>
+struct IntVecOf<VF8> {
+  using type = VI8;
+};
+template <>
+struct IntVecOf<VF16> {
+  using type = VI16;
+};
+
+// What the forward needs of one row: its max (NaN if any element is NaN), the
+// sum of exp(x - max) and, with label smoothing, sum_c w_c x_c (w = 1 when null).
+struct RowStats {
+  float max, sum_exp, weighted_sum;
+};
+
+// The losses of d = input - target that _pointwise_loss computes.
+enum class Pointwise { kMse, kL1, kSmoothL1, kHuber };
+
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow
+
+// ---- the per-instruction-set copies of the vector loops ---------------------
+
+#if defined(__x86_64__)
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")
+#define OF_LOSS_ISA avx512
+#define OF_LOSS_VEC VF16
+#include "ops/cpu/loss_kernels.cc"  // NOLINT(build/include)
+#undef OF_LOSS_ISA
+#undef OF_LOSS_VEC
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#define OF_LOSS_ISA avx2
+#define OF_LOSS_VEC VF8
+#include "ops/cpu/loss_kernels.cc"  // NOLINT(build/include)
+#undef OF_LOSS_ISA
+#undef OF_LOSS_VEC
+#pragma GCC pop_options
+#endif
+
+#define OF_LOSS_ISA baseline
+#define OF_LOSS_VEC VF4
+#include "ops/cpu/loss_kernels.cc"  // NOLINT(build/include)
+#undef OF_LOSS_ISA
+#undef OF_LOSS_VEC
+
+namespace oneflow {
+namespace cpu {
+namespace {
+
+constexpr DeviceType kCPU = DeviceType::kCPU;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+enum class Isa { kBaseline, kAvx2, kAvx512 };
+
+// ONEFLOW_VEC_ISA=avx2 or baseline caps the instruction set (for tests).
+Isa DetectIsa() {
+  Isa best = Isa::kBaseline;
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
+    best = Isa::kAvx512;
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    best = Isa::kAvx2;
+  }
+#endif
+  const char* cap = std::getenv("ONEFLOW_VEC_ISA");
+  if (cap && std::strcmp(cap, "baseline") == 0) return Isa::kBaseline;
+  if (cap && std::strcmp(cap, "avx2") == 0) return std::min(best, Isa::kAvx2);
+  return best;
+}
+const Isa kIsa = DetectIsa();
+
+#if defined(__x86_64__)
+#define OF_ISA_SWITCH(call) \
+  switch (kIsa) {           \
+    case Isa::kAvx512:      \
+      return avx512::call;  \
+    case Isa::kAvx2:        \
+      return avx2::call;    \
+    case Isa::kBaseline:    \
+      break;                \
+  }                         \
+  return baseline::call;
+#else
+#define OF_ISA_SWITCH(call) return baseline::call;
+#endif
+
+RowStats RowStatsF(const float* x, int64_t n, const float* w, bool weighted_sum) {
+  OF_ISA_SWITCH(RowStatsOf(x, n, w, weighted_sum));
+}
+
+// out_c = exp(x_c - lse) a - b w_c (w = 1 when null).
+void RowGradF(const float* x, int64_t n, float lse, float a, float b, const float* w, float* out) {
+  OF_ISA_SWITCH(RowGradOf(x, n, lse, a, b, w, out));
+}
+
+// out = loss(x - t) over n floats; backward: out = g loss'(x - t).
+void PointwiseF(Pointwise kind, float p, int64_t n, float* out, const float* x, const float* t) {
+  OF_ISA_SWITCH(PointwiseOf(kind, p, n, out, x, t));
+}
+void PointwiseBackwardF(Pointwise kind, float p, int64_t n, float* out, const float* g,
+                        const float* x, const float* t) {
+  OF_ISA_SWITCH(PointwiseBackwardOf(kind, p, n, out, g, x, t));
+}
+
+// ---- rows of any floating dtype ---------------------------------------------
+
+// Weights are widened once: to float for float32/16-bit rows, to double for float64.
+template <class T>
+using WeightT = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+struct Stats {
+  double max, sum_exp, weighted_sum;
+};
+
+// Per-thread buffers for widening float16/bfloat16 rows.
+struct Scratch {
+  std::vector<float> in, out;
+};
+
+template <class T>
+Stats RowStatsT(const T* x, int64_t n, const WeightT<T>* w, bool weighted_sum, Scratch& s) {
+  if constexpr (std::is_same_v<T, float>) {
+    RowStats r = RowStatsF(x, n, w, weighted_sum);
+    return {r.max, r.sum_exp, r.weighted_sum};
+  } else if constexpr (std::is_same_v<T, double>) {
+    double m = -kInf, sum = 0, dot = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::isnan(x[i]) || x[i] > m) m = x[i];
+      if (std::isnan(m)) break;
+    }
+    for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i] - m);
+    if (weighted_sum) {
+      for (int64_t i = 0; i < n; ++i) dot += (w ? w[i] : 1.0) * x[i];
+    }
+    return {m, sum, dot};
+  } else {
+    s.in.resize(n);
+    for (int64_t i = 0; i < n; ++i) s.in[i] = static_cast<float>(x[i]);
+    RowStats r = RowStatsF(s.in.data(), n, w, weighted_sum);
+    return {r.max, r.sum_exp, r.weighted_sum};
+  }
+}
+
+// out_c = exp(x_c - lse) a - b w_c.
+template <class T>
+void RowGradT(const T* x, int64_t n, double lse, double a, double b, const WeightT<T>* w, T* out,
+              Scratch& s) {
+  if constexpr (std::is_same_v<T, float>) {
+    RowGradF(x, n, static_cast<float>(lse), static_cast<float>(a), static_cast<float>(b), w, out);
+  } else if constexpr (std::is_same_v<T, double>) {
+    for (int64_t i = 0; i < n; ++i) out[i] = std::exp(x[i] - lse) * a - b * (w ? w[i] : 1.0);
+  } else {
+    s.in.resize(n);
+    s.out.resize(n);
+    for (int64_t i = 0; i < n; ++i) s.in[i] = static_cast<float>(x[i]);
+    RowGradF(s.in.data(), n, static_cast<float>(lse), static_cast<float>(a), static_cast<float>(b),
+             w, s.out.data());
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(s.out[i]);
+  }
+}
+
+// ---- shared by cross entropy and nll_loss -----------------------------------
+
+// Rows per thread chunk: at least this many elements of work.
+constexpr int64_t kWorkGrain = 32768;
+
+int64_t RowGrain(int64_t classes) {
+  return std::max<int64_t>(1, kWorkGrain / std::max<int64_t>(classes, 1));
+}
+
+// The class indices (int64 or uint8) as int64, checked against [0, classes)
+// unless equal to ignore_index. Checked before any thread starts: an exception
+// must not leave a parallel region.
+std::vector<int64_t> ReadTargets(const TensorImplPtr& target, int64_t classes, int64_t ignore,
+                                 const char* op) {
+  TensorImplPtr t = Contiguous(target);
+  std::vector<int64_t> out(t->numel());
+  if (t->dtype() == DType::kUInt8) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(t->data());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = p[i];
+  } else {
+    OF_CHECK(t->dtype() == DType::kInt64, RuntimeError, op,
+             "(): expected target dtype to be Long or Byte, but got ", DTypeName(t->dtype()));
+    std::memcpy(out.data(), t->data(), out.size() * sizeof(int64_t));
+  }
+  for (int64_t v : out) {
+    OF_CHECK(v == ignore || (v >= 0 && v < classes), IndexError, op, "(): Target ", v,
+             " is out of bounds. (expected a class index in [0, ", classes, ") or ignore_index ",
+             ignore, ")");
+  }
+  return out;
+}
+
+template <class T>
+std::vector<WeightT<T>> ReadWeights(const OpCall& c, int arg) {
+  std::vector<WeightT<T>> w;
+  if (!c.has(arg)) return w;
+  TensorImplPtr t = Contiguous(c.tensor(arg));
+  const T* p = reinterpret_cast<const T*>(t->data());
+  w.resize(t->numel());
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<WeightT<T>>(p[i]);
+  return w;
+}
+
+// The values of a floating tensor broadcast to `n` elements, as doubles.
+std::vector<double> ReadDoubles(const TensorImplPtr& t, int64_t n) {
+  TensorImplPtr d = Contiguous(t->numel() == n ? Reshape(t, {n}) : Expand(Reshape(t, {}), {n}));
+  std::vector<double> out(n);
+  DispatchFloating(d->dtype(), "loss", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = reinterpret_cast<const T*>(d->data());
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(p[i]);
+  });
+  return out;
+}
+
+// Writes the loss (per row for 'none', else the sum or the weighted mean) and
+// the total weight; the row sums are added in row order.
+template <class T>
+void WriteReduced(OpCall& c, const std::string& reduction, const std::vector<double>& loss,
+                  const std::vector<double>& weight) {
+  T* out = reinterpret_cast<T*>(c.outputs[0]->data());
+  double total = 0, sum = 0;
+  for (size_t i = 0; i < loss.size(); ++i) {
+    total += weight[i];
+    sum += loss[i];
+  }
+  if (reduction == "none") {
+    for (size_t i = 0; i < loss.size(); ++i) out[i] = static_cast<T>(loss[i]);
+  } else {
+    out[0] = static_cast<T>(reduction == "mean" ? sum / total : sum);
+  }
+  reinterpret_cast<T*>(c.outputs.back()->data())[0] = static_cast<T>(total);
+}
+
+// The scale of each row's gradient: grad_output (per row, or one for all) over
+// the total weight for 'mean'.
+std::vector<double> RowScales(const OpCall& c, int grad_arg, const std::string& reduction,
+                              int total_arg, int64_t rows) {
+  std::vector<double> s = ReadDoubles(c.tensor(grad_arg), reduction == "none" ? rows : 1);
+  if (reduction != "none") s.assign(rows, s[0]);
+  if (reduction == "mean") {
+    double total = ReadDoubles(c.tensor(total_arg), 1)[0];
+    for (double& v : s) v /= total;
+  }
+  return s;
+}
+
+// ---- softmax cross entropy --------------------------------------------------
+//
+// Per row with target t, weights w (1 without), W = sum w, eps = label smoothing:
+//   loss = (1 - eps) w_t (lse - x_t) + eps / C (W lse - sum_c w_c x_c)
+//   dloss/dx_c = softmax_c ((1 - eps) w_t + eps W / C) - (1 - eps) w_t [c = t] - eps w_c / C
+
+void SoftmaxCrossEntropyKernel(OpCall& c) {
+  const TensorImplPtr x = Contiguous(c.tensor(0));
+  const int64_t rows = x->shape()[0], classes = x->shape()[1];
+  const std::string& reduction = c.args[3].str();
+  const int64_t ignore = c.args[4].to_int();
+  const double eps = c.args[5].to_double();
+  const std::vector<int64_t> target = ReadTargets(c.tensor(1), classes, ignore, "cross_entropy");
+  DispatchFloating(c.compute_dtype, "cross_entropy", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, 2);
+    const WeightT<T>* w = wv.empty() ? nullptr : wv.data();
+    double w_sum = w ? 0 : static_cast<double>(classes);
+    for (auto v : wv) w_sum += v;
+    const T* xp = reinterpret_cast<const T*>(x->data());
+    T* lse_out = reinterpret_cast<T*>(c.outputs[1]->data());
+    std::vector<double> loss(rows), weight(rows);
+    ParallelFor(rows, RowGrain(classes), [&](int64_t begin, int64_t end) {
+      Scratch scratch;
+      for (int64_t i = begin; i < end; ++i) {
+        const T* row = xp + i * classes;
+        Stats st = RowStatsT<T>(row, classes, w, eps > 0, scratch);
+        const double lse = st.max + std::log(st.sum_exp);
+        lse_out[i] = static_cast<T>(lse);
+        const int64_t t = target[i];
+        if (t == ignore) {
+          loss[i] = weight[i] = 0;
+          continue;
+        }
+        const double wt = w ? static_cast<double>(w[t]) : 1.0;
+        double l = (1 - eps) * wt * (lse - static_cast<double>(row[t]));
+        if (eps > 0) l += eps / classes * (w_sum * lse - st.weighted_sum);
+        loss[i] = l;
+        weight[i] = wt;
+      }
+    });
+    WriteReduced<T>(c, reduction, loss, weight);
+  });
+}
+OF_KERNEL("_softmax_cross_entropy", kCPU, kFloatingDTypes, &SoftmaxCrossEntropyKernel);
+
+// (grad_output, input, target, weight, reduction, ignore_index, label_smoothing, lse, total_weight)
+void SoftmaxCrossEntropyBackwardKernel(OpCall& c) {
+  const TensorImplPtr x = Contiguous(c.tensor(1));
+  const int64_t rows = x->shape()[0], classes = x->shape()[1];
+  const std::string& reduction = c.args[4].str();
+  const int64_t ignore = c.args[5].to_int();
+  const double eps = c.args[6].to_double();
+  const std::vector<int64_t> target = ReadTargets(c.tensor(2), classes, ignore, "cross_entropy");
+  const std::vector<double> scale = RowScales(c, 0, reduction, 8, rows);
+  const std::vector<double> lse = ReadDoubles(c.tensor(7), rows);
+  DispatchFloating(c.compute_dtype, "cross_entropy_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, 3);
+    const WeightT<T>* w = wv.empty() ? nullptr : wv.data();
+    double w_sum = w ? 0 : static_cast<double>(classes);
+    for (auto v : wv) w_sum += v;
+    const T* xp = reinterpret_cast<const T*>(x->data());
+    T* out = reinterpret_cast<T*>(c.outputs[0]->data());
+    ParallelFor(rows, RowGrain(classes), [&](int64_t begin, int64_t end) {
+      Scratch scratch;
+      for (int64_t i = begin; i < end; ++i) {
+        T* orow = out + i * classes;
+        const int64_t t = target[i];
+        if (t == ignore) {
+          std::fill(orow, orow + classes, static_cast<T>(0.0f));
+          continue;
+        }
+        const double s = scale[i];
+        const double wt = w ? static_cast<double>(w[t]) : 1.0;
+        const double a = s * ((1 - eps) * wt + eps * w_sum / classes);
+        RowGradT<T>(xp + i * classes, classes, lse[i], a, s * eps / classes, w, orow, scratch);
+        orow[t] = static_cast<T>(static_cast<double>(orow[t]) - s * (1 - eps) * wt);
+      }
+    });
+  });
+}
+OF_KERNEL("_softmax_cross_entropy_backward", kCPU, kFloatingDTypes,
+          &SoftmaxCrossEntropyBackwardKernel);
+
+// ---- nll_loss ---------------------------------------------------------------
+
+// loss_i = -w_t x[i, t]; reads only the picked elements (any strides).
+void NllLossKernel(OpCall& c) {
+  const TensorImplPtr& x = c.tensor(0);
+  const int64_t rows = x->shape()[0], classes = x->shape()[1];
+  const int64_t s0 = x->stride()[0], s1 = x->stride()[1];
+  const std::string& reduction = c.args[3].str();
+  const int64_t ignore = c.args[4].to_int();
+  const std::vector<int64_t> target = ReadTargets(c.tensor(1), classes, ignore, "nll_loss");
+  DispatchFloating(c.compute_dtype, "nll_loss", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, 2);
+    const T* xp = reinterpret_cast<const T*>(x->data());
+    std::vector<double> loss(rows), weight(rows);
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t t = target[i];
+      if (t == ignore) {
+        loss[i] = weight[i] = 0;
+        continue;
+      }
+      weight[i] = wv.empty() ? 1.0 : static_cast<double>(wv[t]);
+      loss[i] = -weight[i] * static_cast<double>(xp[i * s0 + t * s1]);
+    }
+    WriteReduced<T>(c, reduction, loss, weight);
+  });
+}
+OF_KERNEL("_nll_loss", kCPU, kFloatingDTypes, &NllLossKernel);
+
+// (grad_output, input, target, weight, reduction, ignore_index, total_weight):
+// zeros but -w_t s_i at [i, t].
+void NllLossBackwardKernel(OpCall& c) {
+  const TensorImplPtr& x = c.tensor(1);
+  const int64_t rows = x->shape()[0], classes = x->shape()[1];
+  const std::string& reduction = c.args[4].str();
+  const int64_t ignore = c.args[5].to_int();
+  const std::vector<int64_t> target = ReadTargets(c.tensor(2), classes, ignore, "nll_loss");
+  const std::vector<double> scale = RowScales(c, 0, reduction, 6, rows);
+  DispatchFloating(c.compute_dtype, "nll_loss_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, 3);
+    T* out = reinterpret_cast<T*>(c.outputs[0]->data());
+    ParallelFor(rows, RowGrain(classes), [&](int64_t begin, int64_t end) {
+      std::fill(out + begin * classes, out + end * classes, static_cast<T>(0.0f));
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t t = target[i];
+        if (t == ignore) continue;
+        const double wt = wv.empty() ? 1.0 : static_cast<double>(wv[t]);
+        out[i * classes + t] = static_cast<T>(-wt * scale[i]);
+      }
+    });
+  });
+}
+OF_KERNEL("_nll_loss_backward", kCPU, kFloatingDTypes, &NllLossBackwardKernel);
+
+// ---- binary cross entropy ---------------------------------------------------
+
+// -(t log x + (1 - t) log(1 - x)), each log clamped at -100; x must lie in [0, 1].
+void BinaryCrossEntropyKernel(OpCall& c) {
+  std::atomic<bool> out_of_range{false};
+  DispatchFloating(c.compute_dtype, "binary_cross_entropy", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = AccT<T>;
+    BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0], [&](A x, A t) -> A {
+      if (!(x >= A(0) && x <= A(1))) out_of_range.store(true, std::memory_order_relaxed);
+      A log_x = std::max(std::log(x), A(-100));
+      A log_1mx = std::max(std::log1p(-x), A(-100));
+      return (t - A(1)) * log_1mx - t * log_x;
+    });
+  });
+  OF_CHECK(!out_of_range.load(), RuntimeError,
+           "binary_cross_entropy(): all elements of input should be between 0 and 1 (input ",
+           ShapeToString(c.tensor(0)->shape()), ")");
+}
+OF_KERNEL("_binary_cross_entropy", kCPU, kFloatingDTypes, &BinaryCrossEntropyKernel);
+
+// ---- mse, l1, smooth_l1, huber ----------------------------------------------
+
+// out = f(a, b, c) over three operands broadcast to out: split across threads
+// when all are dense, else the strided loop.
+template <typename T, typename F>
+void TernaryDense(const TensorImpl& a, const TensorImpl& b, const TensorImpl& c, TensorImpl& out,
+                  F f) {
+  using A = AccT<T>;
+  const int64_t n = out.numel();
+  if (out.is_contiguous() && a.is_contiguous() && b.is_contiguous() && c.is_contiguous() &&
+      a.numel() == n && b.numel() == n && c.numel() == n) {
+    const T* pa = reinterpret_cast<const T*>(a.data());
+    const T* pb = reinterpret_cast<const T*>(b.data());
+    const T* pc = reinterpret_cast<const T*>(c.data());
+    T* po = reinterpret_cast<T*>(out.data());
+    ParallelFor(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        po[i] =
+            static_cast<T>(f(static_cast<A>(pa[i]), static_cast<A>(pb[i]), static_cast<A>(pc[i])));
+      }
+    });
+    return;
+  }
+  TernaryLoop<T, T>(a, b, c, out, f);
+}
+
+Pointwise PointwiseKind(const std::string& kind, const char* op) {
+  if (kind == "mse") return Pointwise::kMse;
+  if (kind == "l1") return Pointwise::kL1;
+  if (kind == "smooth_l1") return Pointwise::kSmoothL1;
+  if (kind == "huber") return Pointwise::kHuber;
+  OF_THROW(RuntimeError, op, "(): unknown kind '", kind, "'");
+}
+
+// Whether float32 operands can take the vector path: all dense, none broadcast.
+bool DenseFloats(const OpCall& c, std::initializer_list<int> args) {
+  if (c.compute_dtype != DType::kFloat32 || !c.outputs[0]->is_contiguous()) return false;
+  for (int i : args) {
+    const TensorImplPtr& t = c.tensor(i);
+    if (!t->is_contiguous() || t->numel() != c.outputs[0]->numel()) return false;
+  }
+  return true;
+}
+
+const float* FloatData(const OpCall& c, int i) {
+  return reinterpret_cast<const float*>(c.tensor(i)->data());
+}
+
+// (input, target, kind, param): the loss of d = input - target.
+void PointwiseLossKernel(OpCall& c) {
+  const Pointwise kind = PointwiseKind(c.args[2].str(), "_pointwise_loss");
+  const double param = c.args[3].to_double();
+  if (DenseFloats(c, {0, 1})) {
+    float* out = reinterpret_cast<float*>(c.outputs[0]->data());
+    const float *x = FloatData(c, 0), *t = FloatData(c, 1);
+    ParallelFor(c.outputs[0]->numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
+      PointwiseF(kind, static_cast<float>(param), e - b, out + b, x + b, t + b);
+    });
+    return;
+  }
+  DispatchFloating(c.compute_dtype, "pointwise_loss", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = AccT<T>;
+    const TensorImpl &x = *c.tensor(0), &t = *c.tensor(1);
+    TensorImpl& out = *c.outputs[0];
+    const A p = static_cast<A>(param);
+    switch (kind) {
+      case Pointwise::kMse:
+        return BinaryLoop<T, T>(x, t, out, [](A a, A b) -> A { return (a - b) * (a - b); });
+      case Pointwise::kL1:
+        return BinaryLoop<T, T>(x, t, out, [](A a, A b) -> A { return std::abs(a - b); });
+      case Pointwise::kSmoothL1:
+        return BinaryLoop<T, T>(x, t, out, [p](A a, A b) -> A {
+          A z = std::abs(a - b);
+          return z < p ? A(0.5) * z * z / p : z - A(0.5) * p;
+        });
+      case Pointwise::kHuber:
+        return BinaryLoop<T, T>(x, t, out, [p](A a, A b) -> A {
+          A z = std::abs(a - b);
+          return z < p ? A(0.5) * z * z : p * (z - A(0.5) * p);
+        });
+    }
+  });
+}
+OF_KERNEL("_pointwise_loss", kCPU, kFloatingDTypes, &PointwiseLossKernel);
+
+// (grad, input, target, kind, param): grad f'(input - target), PyTorch's
+// formulas (the kinks of smooth_l1 and huber go to the outer pieces; l1's
+// gradient at d = 0 is 0).
+void PointwiseLossBackwardKernel(OpCall& c) {
+  const Pointwise kind = PointwiseKind(c.args[3].str(), "_pointwise_loss_backward");
+  const double param = c.args[4].to_double();
+  if (DenseFloats(c, {0, 1, 2})) {
+    float* out = reinterpret_cast<float*>(c.outputs[0]->data());
+    const float *g = FloatData(c, 0), *x = FloatData(c, 1), *t = FloatData(c, 2);
+    ParallelFor(c.outputs[0]->numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
+      PointwiseBackwardF(kind, static_cast<float>(param), e - b, out + b, g + b, x + b, t + b);
+    });
+    return;
+  }
+  DispatchFloating(c.compute_dtype, "pointwise_loss_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = AccT<T>;
+    const TensorImpl &g = *c.tensor(0), &x = *c.tensor(1), &t = *c.tensor(2);
+    TensorImpl& out = *c.outputs[0];
+    const A p = static_cast<A>(param);
+    switch (kind) {
+      case Pointwise::kMse:
+        return TernaryDense<T>(g, x, t, out,
+                               [](A gv, A a, A b) -> A { return A(2) * (a - b) * gv; });
+      case Pointwise::kL1:
+        return TernaryDense<T>(g, x, t, out, [](A gv, A a, A b) -> A {
+          A d = a - b;
+          return static_cast<A>((A(0) < d) - (d < A(0))) * gv;
+        });
+      case Pointwise::kSmoothL1:
+        return TernaryDense<T>(g, x, t, out, [p](A gv, A a, A b) -> A {
+          A d = a - b;
+          return d <= -p ? -gv : (d >= p ? gv : d * gv / p);
+        });
+      case Pointwise::kHuber:
+        return TernaryDense<T>(g, x, t, out, [p](A gv, A a, A b) -> A {
+          A d = a - b;
+          return d <= -p ? -gv * p : (d >= p ? gv * p : d * gv);
+        });
+    }
+  });
+}
+OF_KERNEL("_pointwise_loss_backward", kCPU, kFloatingDTypes, &PointwiseLossBackwardKernel);
+
+// ---- ctc_loss ---------------------------------------------------------------
+//
+// Over the extended target l' = (blank, l_1, blank, l_2, ..., l_L, blank), in log
+// space: alpha_t(s) = lp_t(l'_s) + logsumexp(alpha_{t-1}(s), alpha_{t-1}(s-1),
+// alpha_{t-1}(s-2) when l'_s is a label differing from l'_{s-2}); beta the same
+// from the end. Each sample is independent: samples are split across threads.
+
+// log(exp(a) + exp(b) + exp(c)), -inf when all are.
+template <class A>
+A LogSumExp3(A a, A b, A c) {
+  A m = std::max(a, std::max(b, c));
+  if (m == -std::numeric_limits<A>::infinity()) return m;
+  return m + std::log(std::exp(a - m) + std::exp(b - m) + std::exp(c - m));
+}
+
+template <class A>
+A LogAddExp(A a, A b) {
+  return LogSumExp3(a, b, -std::numeric_limits<A>::infinity());
+}
+
+// The targets of each sample: padded rows or one concatenated list.
+struct CtcTargets {
+  std::vector<int64_t> values, offset;
+  const int64_t* of(int64_t b) const { return values.data() + offset[b]; }
+};
+
+CtcTargets ReadCtcTargets(const TensorImplPtr& targets, const DimVector& lengths, int64_t classes) {
+  TensorImplPtr t = Contiguous(targets);
+  CtcTargets out;
+  out.values.resize(t->numel());
+  if (t->dtype() == DType::kInt32) {
+    const int32_t* p = reinterpret_cast<const int32_t*>(t->data());
+    std::copy(p, p + t->numel(), out.values.begin());
+  } else {
+    std::memcpy(out.values.data(), t->data(), t->numel() * sizeof(int64_t));
+  }
+  int64_t at = 0;
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    out.offset.push_back(t->ndim() == 2 ? static_cast<int64_t>(b) * t->shape()[1] : at);
+    at += lengths[b];
+    for (int64_t s = 0; s < lengths[b]; ++s) {
+      int64_t v = out.values[out.offset[b] + s];
+      OF_CHECK(v >= 0 && v < classes, IndexError, "ctc_loss(): target ", v, " is out of range for ",
+               classes, " classes (sample ", b, ")");
+    }
+  }
+  return out;
+}
+
+// (log_probs (T, N, C), targets, input_lengths, target_lengths, blank, zero_infinity)
+void CtcLossKernel(OpCall& c) {
+  const TensorImplPtr lp = Contiguous(c.tensor(0));
+  const int64_t steps = lp->shape()[0], batch = lp->shape()[1], classes = lp->shape()[2];
+  const DimVector& in_len = c.args[2].int_list();
+  const DimVector& tg_len = c.args[3].int_list();
+  const int64_t blank = c.args[4].to_int();
+  const CtcTargets targets = ReadCtcTargets(c.tensor(1), tg_len, classes);
+  const int64_t width = c.outputs[1]->shape()[2];  // 2 max(S) + 1
+  DispatchFloating(c.compute_dtype, "ctc_loss", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = AccT<T>;
+    const A neg_inf = -std::numeric_limits<A>::infinity();
+    const T* p = reinterpret_cast<const T*>(lp->data());
+    T* nll = reinterpret_cast<T*>(c.outputs[0]->data());
+    T* alpha = reinterpret_cast<T*>(c.outputs[1]->data());
+    ParallelFor(batch, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        const int64_t len = in_len[b], labels = tg_len[b], ext = 2 * labels + 1;
+        const int64_t* tg = targets.of(b);
+        auto label = [&](int64_t s) { return s % 2 == 0 ? blank : tg[s / 2]; };
+        auto lpv = [&](int64_t t, int64_t cl) {
+          return static_cast<A>(p[(t * batch + b) * classes + cl]);
+        };
+        T* la = alpha + b * steps * width;
+        std::fill(la, la + steps * width, static_cast<T>(neg_inf));
+        if (len == 0) {
+          nll[b] = static_cast<T>(labels == 0 ? A(0) : -neg_inf);
+          continue;
+        }
+        la[0] = static_cast<T>(lpv(0, blank));
+        if (labels > 0) la[1] = static_cast<T>(lpv(0, tg[0]));
+        for (int64_t t = 1; t < len; ++t) {
+          const T* prev = la + (t - 1) * width;
+          T* cur = la + t * width;
+          for (int64_t s = 0; s < ext; ++s) {
+            const int64_t l = label(s);
+            A a = prev[s];
+            A b1 = s > 0 ? static_cast<A>(prev[s - 1]) : neg_inf;
+            A b2 =
+                (s > 1 && l != blank && l != label(s - 2)) ? static_cast<A>(prev[s - 2]) : neg_inf;
+            A v = LogSumExp3(a, b1, b2);
+            cur[s] = static_cast<T>(v == neg_inf ? v : v + lpv(t, l));
+          }
+        }
+        const T* last = la + (len - 1) * width;
+        A ll = LogAddExp(static_cast<A>(last[ext - 1]),
+                         labels > 0 ? static_cast<A>(last[ext - 2]) : neg_inf);
+        nll[b] = static_cast<T>(-ll);
+      }
+    });
+  });
+}
+OF_KERNEL("_ctc_loss", kCPU, kFloatingDTypes, &CtcLossKernel);
+
+// (grad (N), log_probs, targets, input_lengths, target_lengths, nll, log_alpha, blank,
+// zero_infinity) grad_lp[t, b, c] = g_b (exp(lp) - exp(log(sum_{s: l'_s = c} alpha_t(s) beta_t(s))
+// + nll - lp)) for t < input_length, else 0.
+void CtcLossBackwardKernel(OpCall& c) {
+  const TensorImplPtr lp = Contiguous(c.tensor(1));
+  const int64_t steps = lp->shape()[0], batch = lp->shape()[1], classes = lp->shape()[2];
+  const DimVector& in_len = c.args[3].int_list();
+  const DimVector& tg_len = c.args[4].int_list();
+  const int64_t blank = c.args[7].to_int();
+  const bool zero_infinity = c.args[8].to_bool();
+  const CtcTargets targets = ReadCtcTargets(c.tensor(2), tg_len, classes);
+  const std::vector<double> grad = ReadDoubles(c.tensor(0), batch);
+  const std::vector<double> nll = ReadDoubles(c.tensor(5), batch);
+  const TensorImplPtr alpha_t = Contiguous(c.tensor(6));
+  const int64_t width = alpha_t->shape()[2];
+  DispatchFloating(c.compute_dtype, "ctc_loss_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = AccT<T>;
+    const A neg_inf = -std::numeric_limits<A>::infinity();
+    const T* p = reinterpret_cast<const T*>(lp->data());
+    const T* alpha = reinterpret_cast<const T*>(alpha_t->data());
+    T* out = reinterpret_cast<T*>(c.outputs[0]->data());
+    ParallelFor(batch, 1, [&](int64_t begin, int64_t end) {
+      std::vector<A> beta, lcab(classes);
+      for (int64_t b = begin; b < end; ++b) {
+        const int64_t len = in_len[b], labels = tg_len[b], ext = 2 * labels + 1;
+        const int64_t* tg = targets.of(b);
+        auto label = [&](int64_t s) { return s % 2 == 0 ? blank : tg[s / 2]; };
+        auto at = [&](int64_t t, int64_t cl) { return (t * batch + b) * classes + cl; };
+        const bool zero = zero_infinity && std::isinf(nll[b]);
+        for (int64_t t = zero ? 0 : len; t < steps; ++t) {
+          std::fill(out + at(t, 0), out + at(t, 0) + classes, static_cast<T>(0.0f));
+        }
+        if (zero || len == 0) continue;
+        beta.assign(len * ext, neg_inf);
+        A* lb = beta.data();
+        lb[(len - 1) * ext + ext - 1] = static_cast<A>(p[at(len - 1, blank)]);
+        if (labels > 0)
+          lb[(len - 1) * ext + ext - 2] = static_cast<A>(p[at(len - 1, tg[labels - 1])]);
+        for (int64_t t = len - 2; t >= 0; --t) {
+          const A* next = lb + (t + 1) * ext;
+          A* cur = lb + t * ext;
+          for (int64_t s = 0; s < ext; ++s) {
+            const int64_t l = label(s);
+            A a = next[s];
+            A b1 = s + 1 < ext ? next[s + 1] : neg_inf;
+            A b2 = (s + 2 < ext && l != blank && l != label(s + 2)) ? next[s + 2] : neg_inf;
+            A v = LogSumExp3(a, b1, b2);
+            cur[s] = v == neg_inf ? v : v + static_cast<A>(p[at(t, l)]);
+          }
+        }
+        const A g = static_cast<A>(grad[b]), n = static_cast<A>(nll[b]);
+        const T* la = alpha + b * steps * width;
+        for (int64_t t = 0; t < len; ++t) {
+          std::fill(lcab.begin(), lcab.end(), neg_inf);
+          for (int64_t s = 0; s < ext; ++s) {
+            const int64_t l = label(s);
+            lcab[l] = LogAddExp(lcab[l], static_cast<A>(la[t * width + s]) + lb[t * ext + s]);
+          }
+          for (int64_t cl = 0; cl < classes; ++cl) {
+            const A v = static_cast<A>(p[at(t, cl)]);
+            out[at(t, cl)] = static_cast<T>((std::exp(v) - std::exp(lcab[cl] + n - v)) * g);
+          }
+        }
+      }
+    });
+  });
+}
+OF_KERNEL("_ctc_loss_backward", kCPU, kFloatingDTypes, &CtcLossBackwardKernel);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow
+
+#else  // OF_LOSS_ISA: one instruction set's row passes -------------------------------------
+
+namespace oneflow {
+namespace cpu {
+namespace {
+namespace OF_LOSS_ISA {
+
+using V = OF_LOSS_VEC;
+
+template <class V>
+OF_INLINE V Splat(float c) {
+  return V{} + c;
+}
+
+// exp(x) = 2^n exp(r) with a degree-7 Taylor polynomial for exp(r); subnormal
+// results via exp(x + 32 ln 2) 2^-32; NaN stays NaN.
+template <class V>
+OF_INLINE V VExp(const V& x) {
+  using I = typename IntVecOf<V>::type;
+  const float lo = -87.33654f, hi = 88.72283f, tiny = -103.972084f;
+  I sub = x < lo;
+  V xc = sub ? x + 22.18070978f : x;
+  xc = xc < lo ? Splat<V>(lo) : xc;
+  xc = xc > hi ? Splat<V>(hi) : xc;
+  V n = (xc * 1.44269504f + 12582912.f) - 12582912.f;
+  V r = xc - n * 0.693359375f;
+  r = r + n * 2.12194440e-4f;
+  V p = r * (1.f / 5040) + 1.f / 720;
+  p = p * r + 1.f / 120;
+  p = p * r + 1.f / 24;
+  p = p * r + 1.f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.f;
+  p = p * r + 1.f;
+  I e = (__builtin_convertvector(n, I) + 127) << 23;
+  V y = p * (V)e;
+  y = sub ? y * 2.3283064e-10f : y;
+  y = x > hi ? Splat<V>(INFINITY) : y;
+  return x < tiny ? Splat<V>(0) : y;
+}
+
+// The first m floats of p, the other lanes `pad`.
+template <class V>
+OF_INLINE V LoadPad(const float* p, int64_t m, float pad) {
+  V v = Splat<V>(pad);
+  std::memcpy(&v, p, m * sizeof(float));
+  return v;
+}
+
+template <class V>
+OF_INLINE float SumLanes(const V& v) {
+  float s = 0;
+  for (size_t k = 0; k < sizeof(V) / sizeof(float); ++k) s += v[k];
+  return s;
+}
+
+RowStats RowStatsOf(const float* x, int64_t n, const float* w, bool weighted_sum) {
+  constexpr int64_t kW = sizeof(V) / sizeof(float);
+  const int64_t full = n / kW * kW, rest = n - full;
+  V m = Splat<V>(-INFINITY);
+  V dot = Splat<V>(0);
+  for (int64_t i = 0; i < full; i += kW) {
+    V v;
+    std::memcpy(&v, x + i, sizeof(V));
+    m = ((v > m) | (v != v)) ? v : m;  // NaN sticks
+    if (weighted_sum) {
+      if (w) {
+        V wv;
+        std::memcpy(&wv, w + i, sizeof(V));
+        dot += v * wv;
+      } else {
+        dot += v;
+      }
+    }
+  }
+  if (rest) {
+    V v = LoadPad<V>(x + full, rest, -INFINITY);
+    m = ((v > m) | (v != v)) ? v : m;
+    if (weighted_sum) {
+      V v0 = LoadPad<V>(x + full, rest, 0);
+      dot += w ? v0 * LoadPad<V>(w + full, rest, 0) : v0;
+    }
+  }
+  float mx = -INFINITY;
+  for (int64_t k = 0; k < kW; ++k) {
+    if (std::isnan(m[k])) {
+      mx = m[k];
+      break;
+    }
+    mx = m[k] > mx ? m[k] : mx;
+  }
+  V s = Splat<V>(0);
+  const V mv = Splat<V>(mx);
+  for (int64_t i = 0; i < full; i += kW) {
+    V v;
+    std::memcpy(&v, x + i, sizeof(V));
+    s += VExp(v - mv);
+  }
+  if (rest) s += VExp(LoadPad<V>(x + full, rest, -INFINITY) - mv);
+  return {mx, SumLanes(s), SumLanes(dot)};
+}
+
+// out_c = exp(x_c - lse) a - b w_c (w = 1 when null).
+void RowGradOf(const float* x, int64_t n, float lse, float a, float b, const float* w, float* out) {
+  constexpr int64_t kW = sizeof(V) / sizeof(float);
+  const V lv = Splat<V>(lse), av = Splat<V>(a), bv = Splat<V>(b);
+  int64_t i = 0;
+  for (; i + kW <= n; i += kW) {
+    V v, wv = Splat<V>(1);
+    std::memcpy(&v, x + i, sizeof(V));
+    if (w) std::memcpy(&wv, w + i, sizeof(V));
+    V r = VExp(v - lv) * av - bv * wv;
+    std::memcpy(out + i, &r, sizeof(V));
+  }
+  if (i < n) {
+    V v = LoadPad<V>(x + i, n - i, 0);
+    V wv = w ? LoadPad<V>(w + i, n - i, 0) : Splat<V>(1);
+    V r = VExp(v - lv) * av - bv * wv;
+    std::memcpy(out + i, &r, (n - i) * sizeof(float));
+  }
+}
+
+// out[i] = f(in[i]...) over n floats.
+template <class F, class... P>
+OF_INLINE void MapV(const F& f, int64_t n, float* out, const P*... in) {
+  constexpr int64_t kW = sizeof(V) / sizeof(float);
+  int64_t i = 0;
+  for (; i + kW <= n; i += kW) {
+    V r = f(LoadPad<V>(in + i, kW, 0)...);
+    std::memcpy(out + i, &r, sizeof(V));
+  }
+  if (i < n) {
+    V r = f(LoadPad<V>(in + i, n - i, 0)...);
+    std::memcpy(out + i, &r, (n - i) * sizeof(float));
+  }
+}
+
+OF_INLINE V Abs(const V& v) {
+  using I = typename IntVecOf<V>::type;
+  return (V)((I)v & 0x7fffffff);
+}
+
+void PointwiseOf(Pointwise kind, float p, int64_t n, float* out, const float* x, const float* t) {
+  switch (kind) {
+    case Pointwise::kMse:
+      return MapV([](const V& a, const V& b) OF_INLINE_LAMBDA { return (a - b) * (a - b); }, n, out,
+                  x, t);
+    case Pointwise::kL1:
+      return MapV([](const V& a, const V& b) OF_INLINE_LAMBDA { return Abs(a - b); }, n, out, x, t);
+    case Pointwise::kSmoothL1:
+      return MapV(
+          [p](const V& a, const V& b) OF_INLINE_LAMBDA {
+            V z = Abs(a - b);
+            return z < p ? 0.5f * z * z / p : z - 0.5f * p;
+          },
+          n, out, x, t);
+    case Pointwise::kHuber:
+      return MapV(
+          [p](const V& a, const V& b) OF_INLINE_LAMBDA {
+            V z = Abs(a - b);
+            return z < p ? 0.5f * z * z : p * (z - 0.5f * p);
+          },
+          n, out, x, t);
+  }
+}
+
+void PointwiseBackwardOf(Pointwise kind, float p, int64_t n, float* out, const float* g,
+                         const float* x, const float* t) {
+  switch (kind) {
+    case Pointwise::kMse:
+      return MapV([](const V& gv, const V& a, const V& b)
+                      OF_INLINE_LAMBDA { return 2.f * (a - b) * gv; },
+                  n, out, g, x, t);
+    case Pointwise::kL1:
+      return MapV(
+          [](const V& gv, const V& a, const V& b) OF_INLINE_LAMBDA {
+            V d = a - b;
+            V sign = (d > 0.f ? Splat<V>(1) : Splat<V>(0)) - (d < 0.f ? Splat<V>(1) : Splat<V>(0));
+            return sign * gv;
+          },
+          n, out, g, x, t);
+    case Pointwise::kSmoothL1:
+      return MapV(
+          [p](const V& gv, const V& a, const V& b) OF_INLINE_LAMBDA {
+            V d = a - b;
+            return d <= -p ? -gv : (d >= p ? gv : d * gv / p);
+          },
+          n, out, g, x, t);
+    case Pointwise::kHuber:
+      return MapV(
+          [p](const V& gv, const V& a, const V& b) OF_INLINE_LAMBDA {
+            V d = a - b;
+            return d <= -p ? -gv * p : (d >= p ? gv * p : d * gv);
+          },
+          n, out, g, x, t);
+  }
+}
+
+}  // namespace OF_LOSS_ISA
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow
+
+#endif  // OF_LOSS_ISA

@@ -1,0 +1,492 @@
+// Convolutions: conv1d/2d/3d (with PyTorch's 'same'/'valid' padding
+// overloads) and conv_transpose1d/2d/3d. They are composites over one op,
+// convolution (PyTorch's aten::convolution, N-d, plain or transposed), so the
+// kernels and gradients exist once. Kernels: ops/cpu/conv_kernels.cc.
+//
+// Gradients. convolution is bilinear in (input, weight): y = B(x, w) + bias.
+// Its gradients are two more ops,
+//   convolution_input_backward(gy, w)   = B_x^T(gy; w)   (the input's gradient)
+//   convolution_weight_backward(gy, x)  = B_w^T(gy; x)   (the weight's, and the bias's)
+// and, both being linear in each argument, their own gradients are again
+// convolution and these two ops, so create_graph works to any order:
+//   d/dgy <gx, ggx> = B(ggx, w)          d/dw <gx, ggx> = B_w^T(gy; ggx)
+//   d/dgy <gw, ggw> = B(x, ggw)          d/dx <gw, ggw> = B_x^T(gy; ggw)
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "ops/defs/common.h"
+
+namespace oneflow {
+namespace defs {
+namespace {
+
+// Geometry arguments of a convolution, each with one entry per spatial dim.
+struct ConvParams {
+  DimVector stride, padding, dilation, output_padding;
+  bool transposed = false;
+  int64_t groups = 1;
+};
+
+std::string JoinX(const DimVector& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? " x " : "") + std::to_string(v[i]);
+  return s;
+}
+
+// A list argument given for `n` spatial dims: one value repeats (stride=2 for
+// a 2-D convolution is (2, 2)).
+DimVector ExpandParam(const DimVector& v, int64_t n, const char* name, const std::string& op) {
+  if (static_cast<int64_t>(v.size()) == n) return v;
+  OF_CHECK(v.size() == 1, RuntimeError, op, "(): expected ", name,
+           " to be a single integer value or a list of ", n,
+           " values to match the convolution dimensions, but got ", name, "=", ShapeToString(v));
+  return DimVector(n, v[0]);
+}
+
+// PyTorch's names of tensor types in dtype-mismatch messages.
+const char* TensorTypeName(DType d) {
+  switch (d) {
+    case DType::kFloat32:
+      return "torch.FloatTensor";
+    case DType::kFloat64:
+      return "torch.DoubleTensor";
+    case DType::kFloat16:
+      return "torch.HalfTensor";
+    case DType::kBFloat16:
+      return "torch.BFloat16Tensor";
+    case DType::kInt64:
+      return "torch.LongTensor";
+    case DType::kInt32:
+      return "torch.IntTensor";
+    case DType::kInt16:
+      return "torch.ShortTensor";
+    case DType::kInt8:
+      return "torch.CharTensor";
+    case DType::kUInt8:
+      return "torch.ByteTensor";
+    case DType::kBool:
+      return "torch.BoolTensor";
+  }
+  return "?";
+}
+
+// Checks a convolution's arguments as PyTorch does (same exception types and
+// messages, prefixed with the op's name) and returns the output's shape.
+// `input` is batched here (N, C, *spatial).
+DimVector CheckConv(const std::string& op, const TensorImplPtr& input, const TensorImplPtr& weight,
+                    const TensorImplPtr& bias, ConvParams& p) {
+  const int64_t nd = input->ndim();
+  OF_CHECK(weight->ndim() == nd && nd >= 3, RuntimeError, op, "(): Expected ", weight->ndim(),
+           "-dimensional input for ", weight->ndim(), "-dimensional weight ",
+           ShapeToString(weight->shape()), ", but got ", nd, "-dimensional input of size ",
+           ShapeToString(input->shape()), " instead");
+  const int64_t ns = nd - 2;
+  p.stride = ExpandParam(p.stride, ns, "stride", op);
+  p.padding = ExpandParam(p.padding, ns, "padding", op);
+  p.dilation = ExpandParam(p.dilation, ns, "dilation", op);
+  if (p.transposed) p.output_padding = ExpandParam(p.output_padding, ns, "output_padding", op);
+  // Argument errors name the operands too.
+  const std::string operands = " (input of size " + ShapeToString(input->shape()) +
+                               ", weight of size " + ShapeToString(weight->shape()) + ")";
+  for (int64_t i = 0; i < ns; ++i) {
+    OF_CHECK(p.padding[i] >= 0, RuntimeError, op,
+             "(): negative padding is not supported: padding=", ShapeToString(p.padding), operands);
+    OF_CHECK(p.stride[i] > 0, RuntimeError, op,
+             "(): non-positive stride is not supported: stride=", ShapeToString(p.stride),
+             operands);
+    OF_CHECK(p.dilation[i] > 0, RuntimeError, op,
+             "(): non-positive dilation is not supported: dilation=", ShapeToString(p.dilation),
+             operands);
+    if (p.transposed) {
+      OF_CHECK(p.output_padding[i] >= 0, RuntimeError, op,
+               "(): negative output_padding is not supported: output_padding=",
+               ShapeToString(p.output_padding), operands);
+    }
+  }
+  OF_CHECK(p.groups > 0, RuntimeError, op,
+           "(): non-positive groups is not supported: groups=", p.groups, operands);
+  const DimVector& ws = weight->shape();
+  const DimVector& is = input->shape();
+  OF_CHECK(ws[0] % p.groups == 0, RuntimeError, op, "(): Given groups=", p.groups,
+           ", expected weight to be divisible by ", p.groups,
+           " at dimension 0, but got weight of size [", ShapeToString(ws), "] instead");
+  const int64_t in_channels = p.transposed ? ws[0] : ws[1] * p.groups;
+  OF_CHECK(is[1] == in_channels, RuntimeError, op, "(): Given ",
+           p.transposed ? "transposed=1" : "groups=" + std::to_string(p.groups),
+           ", weight of size ", ShapeToString(ws), ", expected input", ShapeToString(is),
+           " to have ", in_channels, " channels, but got ", is[1], " channels instead");
+  const int64_t out_channels = p.transposed ? ws[1] * p.groups : ws[0];
+  if (bias) {
+    OF_CHECK(bias->ndim() == 1 && bias->shape()[0] == out_channels, RuntimeError, op, "(): Given ",
+             p.transposed ? "transposed=1, " : "", "weight of size ", ShapeToString(ws),
+             ", expected bias to be 1-dimensional with ", out_channels,
+             " elements, but got bias of size ", ShapeToString(bias->shape()), " instead");
+  }
+  OF_CHECK(weight->dtype() == input->dtype(), RuntimeError, op, "(): Input type (",
+           TensorTypeName(input->dtype()), ") and weight type (", TensorTypeName(weight->dtype()),
+           ") should be the same", operands);
+  if (bias) {
+    OF_CHECK(bias->dtype() == input->dtype(), RuntimeError, op, "(): Input type (",
+             TensorTypeName(input->dtype()), ") and bias type (", TensorTypeName(bias->dtype()),
+             ") should be the same", operands);
+  }
+  OF_CHECK(input->dtype() != DType::kBool, RuntimeError, op,
+           "(): \"convolution\" not implemented for 'Bool'");
+  DimVector out = {is[0], out_channels};
+  DimVector padded(ns), kernel(ns), sizes(ns);
+  for (int64_t i = 0; i < ns; ++i) {
+    const int64_t k = p.dilation[i] * (ws[2 + i] - 1) + 1;  // the dilated kernel's extent
+    if (!p.transposed) {
+      padded[i] = is[2 + i] + 2 * p.padding[i];
+      kernel[i] = k;
+      sizes[i] = (padded[i] - k) / p.stride[i] + 1;
+    } else {
+      OF_CHECK(p.output_padding[i] < p.stride[i] || p.output_padding[i] < p.dilation[i],
+               RuntimeError, op,
+               "(): output padding must be smaller than either stride or dilation, but got "
+               "output_padding=",
+               ShapeToString(p.output_padding), " stride=", ShapeToString(p.stride),
+               " dilation=", ShapeToString(p.dilation), operands);
+      sizes[i] = (is[2 + i] - 1) * p.stride[i] - 2 * p.padding[i] + k + p.output_padding[i];
+    }
+  }
+  for (int64_t i = 0; i < ns; ++i) {
+    if (!p.transposed) {
+      OF_CHECK(padded[i] >= kernel[i], RuntimeError, op,
+               "(): Calculated padded input size per channel: (", JoinX(padded),
+               "). Kernel size: (", JoinX(kernel),
+               "). Kernel size can't be greater than actual input size", operands);
+    } else {
+      DimVector in_sizes(is.begin() + 2, is.end());
+      OF_CHECK(sizes[i] > 0, RuntimeError, op, "(): Given input size per channel: (",
+               JoinX(in_sizes), "). Calculated output size per channel: (", JoinX(sizes),
+               "). Output size is too small", operands);
+    }
+  }
+  out.insert(out.end(), sizes.begin(), sizes.end());
+  return out;
+}
+
+// The arguments of convolution (and its gradient ops) from position `at`:
+// stride, padding, dilation, transposed, output_padding, groups.
+ConvParams ConvolutionParams(const std::vector<Value>& args, int at) {
+  ConvParams p;
+  p.stride = args[at].int_list();
+  p.padding = args[at + 1].int_list();
+  p.dilation = args[at + 2].int_list();
+  p.transposed = args[at + 3].to_bool();
+  p.output_padding = args[at + 4].int_list();
+  p.groups = args[at + 5].to_int();
+  return p;
+}
+
+TensorImplPtr OptionalTensor(const Value& v) { return v.is_none() ? nullptr : v.tensor(); }
+
+void InferConvolution(OpCall& call) {
+  ConvParams p = ConvolutionParams(call.args, 3);
+  const TensorImplPtr& input = call.tensor(0);
+  DimVector shape =
+      CheckConv("convolution", input, call.tensor(1), OptionalTensor(call.args[2]), p);
+  // The kernel reads the lists with one entry per spatial dim.
+  call.args[3] = p.stride;
+  call.args[4] = p.padding;
+  call.args[5] = p.dilation;
+  if (p.transposed) call.args[7] = p.output_padding;
+  call.compute_dtype = input->dtype();
+  call.out_meta = {{std::move(shape), input->dtype()}};
+}
+
+// Gradient-op arguments: the geometry as lists, transposed, groups.
+std::vector<Value> GeometryArgs(const ConvParams& p) {
+  return {p.stride, p.padding, p.dilation, p.transposed, p.groups};
+}
+
+// output_padding that makes a transposed convolution of `in` produce `out`
+// (its output size is ambiguous by up to stride - 1).
+DimVector OutputPaddingFor(const DimVector& in, const DimVector& out, const DimVector& weight,
+                           const ConvParams& p) {
+  const size_t ns = in.size() - 2;
+  DimVector op(ns, 0);
+  if (!p.transposed) return op;
+  for (size_t i = 0; i < ns; ++i) {
+    const int64_t base =
+        (in[2 + i] - 1) * p.stride[i] - 2 * p.padding[i] + p.dilation[i] * (weight[2 + i] - 1) + 1;
+    op[i] = out[2 + i] - base;
+  }
+  return op;
+}
+
+// convolution(x, w, bias, ...) as a Call, output_padding chosen so that the
+// result has `out_shape`.
+TensorImplPtr CallConvolution(const TensorImplPtr& x, const TensorImplPtr& w,
+                              const TensorImplPtr& bias, const ConvParams& p,
+                              const DimVector& out_shape) {
+  return Call("convolution",
+              {x, w, bias ? Value(bias) : Value(), p.stride, p.padding, p.dilation, p.transposed,
+               OutputPaddingFor(x->shape(), out_shape, w->shape(), p), p.groups});
+}
+
+TensorImplPtr CallInputBackward(const TensorImplPtr& gy, const TensorImplPtr& w,
+                                const DimVector& input_size, const ConvParams& p) {
+  std::vector<Value> args = {gy, w, input_size};
+  for (Value& v : GeometryArgs(p)) args.push_back(std::move(v));
+  return Call("convolution_input_backward", std::move(args));
+}
+
+std::pair<TensorImplPtr, TensorImplPtr> CallWeightBackward(const TensorImplPtr& gy,
+                                                           const TensorImplPtr& x,
+                                                           const DimVector& weight_size,
+                                                           const ConvParams& p, bool bias) {
+  std::vector<Value> args = {gy, x, weight_size};
+  for (Value& v : GeometryArgs(p)) args.push_back(std::move(v));
+  args.push_back(bias);
+  std::vector<Value> out = CallAll("convolution_weight_backward", std::move(args));
+  return {out[0].tensor(), bias ? out[1].tensor() : nullptr};
+}
+
+// The bias's gradient alone: gy summed over the batch and spatial dims.
+TensorImplPtr BiasGrad(const TensorImplPtr& gy) {
+  DimVector dims = {0};
+  for (int64_t d = 2; d < gy->ndim(); ++d) dims.push_back(d);
+  return Call("sum.dim", {gy, dims, false});
+}
+
+TensorList ConvolutionGrad(BackwardCtx& c) {
+  const ConvParams p = ConvolutionParams(c.args, 3);
+  // One gradient per tensor argument: a None bias has no entry.
+  const bool has_bias = c.needs_grad.size() == 3;
+  const TensorImplPtr g = c.grad();
+  const TensorImplPtr x = c.input(0), w = c.input(1);
+  TensorImplPtr gx, gw, gb;
+  if (c.needs_grad[0]) gx = CallInputBackward(g, w, x->shape(), p);
+  const bool want_bias = has_bias && c.needs_grad[2];
+  if (c.needs_grad[1]) {
+    std::tie(gw, gb) = CallWeightBackward(g, x, w->shape(), p, want_bias);
+  } else if (want_bias) {
+    gb = BiasGrad(g);
+  }
+  if (has_bias) return {gx, gw, gb};
+  return {gx, gw};
+}
+
+OF_OP(
+    "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
+    "int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor")
+    .Infer(InferConvolution)
+    .Backward(ConvolutionGrad);
+
+// ---- gradient ops -------------------------------------------------------------
+
+// Geometry of the gradient ops: arguments from position 3 are stride,
+// padding, dilation, transposed, groups.
+ConvParams GradParams(const std::vector<Value>& args, int64_t ns) {
+  ConvParams p;
+  const char* op = "convolution";
+  p.stride = ExpandParam(args[3].int_list(), ns, "stride", op);
+  p.padding = ExpandParam(args[4].int_list(), ns, "padding", op);
+  p.dilation = ExpandParam(args[5].int_list(), ns, "dilation", op);
+  p.transposed = args[6].to_bool();
+  p.groups = args[7].to_int();
+  p.output_padding.assign(p.stride.size(), 0);
+  return p;
+}
+
+// Checks the operands' dtypes and expands the geometry lists to one entry
+// per spatial dim (the forward's arguments arrive as given).
+void PrepareGradOp(OpCall& call, const char* op) {
+  OF_CHECK(call.tensor(0)->dtype() == call.tensor(1)->dtype(), RuntimeError, op,
+           "(): expected grad_output and its operand to have the same dtype, but got ",
+           DTypeName(call.tensor(0)->dtype()), " and ", DTypeName(call.tensor(1)->dtype()));
+  const int64_t ns = call.tensor(0)->ndim() - 2;
+  call.args[3] = ExpandParam(call.args[3].int_list(), ns, "stride", op);
+  call.args[4] = ExpandParam(call.args[4].int_list(), ns, "padding", op);
+  call.args[5] = ExpandParam(call.args[5].int_list(), ns, "dilation", op);
+}
+
+OF_OP(
+    "convolution_input_backward(Tensor grad_output, Tensor weight, int[] input_size, "
+    "int[] stride, int[] padding, int[] dilation, bool transposed, int groups) -> Tensor")
+    .Infer([](OpCall& call) {
+      PrepareGradOp(call, "convolution_input_backward");
+      call.compute_dtype = call.tensor(0)->dtype();
+      call.out_meta = {{call.args[2].int_list(), call.compute_dtype}};
+    })
+    .Backward([](BackwardCtx& c) -> TensorList {
+      // gx = B_x^T(gy; w): linear in gy (gradient B(ggx, w)) and in w.
+      const TensorImplPtr ggx = c.grad(), gy = c.input(0), w = c.input(1);
+      const ConvParams p = GradParams(c.args, gy->ndim() - 2);
+      TensorImplPtr dgy, dw;
+      if (c.needs_grad[0]) dgy = CallConvolution(ggx, w, nullptr, p, gy->shape());
+      if (c.needs_grad[1]) dw = CallWeightBackward(gy, ggx, w->shape(), p, false).first;
+      return {dgy, dw};
+    });
+
+OF_OP(
+    "convolution_weight_backward(Tensor grad_output, Tensor input, int[] weight_size, "
+    "int[] stride, int[] padding, int[] dilation, bool transposed, int groups, bool bias) -> "
+    "(Tensor, Tensor)")
+    .Infer([](OpCall& call) {
+      PrepareGradOp(call, "convolution_weight_backward");
+      const DimVector& ws = call.args[2].int_list();
+      const bool transposed = call.args[6].to_bool();
+      const int64_t out_channels = transposed ? ws[1] * call.args[7].to_int() : ws[0];
+      call.compute_dtype = call.tensor(0)->dtype();
+      call.out_meta = {{ws, call.compute_dtype},
+                       {{call.args[8].to_bool() ? out_channels : 0}, call.compute_dtype}};
+    })
+    .Backward([](BackwardCtx& c) -> TensorList {
+      // (gw, gb) = (B_w^T(gy; x), sum(gy)): linear in gy (gradient B(x, ggw) +
+      // ggb) and in x.
+      const TensorImplPtr gy = c.input(0), x = c.input(1);
+      const ConvParams p = GradParams(c.args, gy->ndim() - 2);
+      TensorImplPtr ggw = c.grads[0];
+      TensorImplPtr ggb = c.arg(8).to_bool() ? c.grads[1] : nullptr;
+      TensorImplPtr dgy, dx;
+      if (c.needs_grad[0] && (ggw || ggb)) {
+        if (!ggw) ggw = Full(c.arg(2).int_list(), Scalar::Int(0), gy->dtype(), gy->device());
+        dgy = CallConvolution(x, ggw, ggb, p, gy->shape());
+      }
+      if (c.needs_grad[1] && ggw) dx = CallInputBackward(gy, ggw, x->shape(), p);
+      return {dgy, dx};
+    });
+
+// ---- conv1d/2d/3d, conv_transpose1d/2d/3d ------------------------------------
+
+// Runs convolution on `input`, which may lack the batch dim (PyTorch accepts
+// (C, *spatial) and returns an unbatched result).
+TensorImplPtr RunConv(const std::string& op, int64_t ns, TensorImplPtr input,
+                      const TensorImplPtr& weight, const TensorImplPtr& bias, ConvParams p) {
+  const int64_t nd = input->ndim();
+  OF_CHECK(nd == ns + 1 || nd == ns + 2, RuntimeError, "Expected ", ns + 1, "D (unbatched) or ",
+           ns + 2, "D (batched) input to ", op,
+           ", but got input of size: ", ShapeToString(input->shape()));
+  const bool unbatched = nd == ns + 1;
+  if (unbatched) input = Call("unsqueeze", {input, int64_t{0}});
+  OF_CHECK(weight->ndim() == ns + 2, RuntimeError, op, "(): expected a ", ns + 2,
+           "-D weight, but got weight of size ", ShapeToString(weight->shape()));
+  CheckConv(op, input, weight, bias, p);
+  TensorImplPtr out =
+      Call("convolution", {input, weight, bias ? Value(bias) : Value(), p.stride, p.padding,
+                           p.dilation, p.transposed, p.output_padding, p.groups});
+  if (unbatched) out = Call("squeeze", {out, DimVector{0}});
+  return out;
+}
+
+template <int N>
+void ConvNd(OpCall& call) {
+  ConvParams p;
+  p.stride = call.args[3].int_list();
+  p.padding = call.args[4].int_list();
+  p.dilation = call.args[5].int_list();
+  p.groups = call.args[6].to_int();
+  p.output_padding.assign(N, 0);
+  call.outputs = {
+      RunConv(call.name(), N, call.tensor(0), call.tensor(1), OptionalTensor(call.args[2]), p)};
+}
+
+// padding='valid' (none) or 'same' (the output has the input's size; stride
+// must be 1). 'same' needs dilation * (k - 1) padding in total per dim; when
+// that is odd PyTorch puts the extra element at the end. A convolution only
+// pads symmetrically, so such dims are padded by the larger half on both
+// sides and the one surplus output at the start is cut off.
+template <int N>
+void ConvNdPaddingMode(OpCall& call) {
+  const std::string op = call.name();
+  const std::string& mode = call.args[4].str();
+  ConvParams p;
+  p.stride = ExpandParam(call.args[3].int_list(), N, "stride", op);
+  p.dilation = ExpandParam(call.args[5].int_list(), N, "dilation", op);
+  p.groups = call.args[6].to_int();
+  p.output_padding.assign(N, 0);
+  p.padding.assign(N, 0);
+  const TensorImplPtr& input = call.tensor(0);
+  const TensorImplPtr& weight = call.tensor(1);
+  if (mode == "valid") {
+    call.outputs = {RunConv(op, N, input, weight, OptionalTensor(call.args[2]), p)};
+    return;
+  }
+  OF_CHECK(mode == "same", RuntimeError, op, "(): Invalid padding string: '", mode,
+           "' (input of size ", ShapeToString(input->shape()), ")");
+  for (int64_t s : p.stride) {
+    OF_CHECK(s == 1, RuntimeError, op,
+             "(): padding='same' is not supported for strided convolutions: stride=",
+             ShapeToString(p.stride), " (input of size ", ShapeToString(input->shape()),
+             ", weight of size ", ShapeToString(weight->shape()), ")");
+  }
+  OF_CHECK(weight->ndim() == N + 2, RuntimeError, op, "(): expected a ", N + 2,
+           "-D weight, but got weight of size ", ShapeToString(weight->shape()));
+  DimVector surplus(N, 0);
+  for (int i = 0; i < N; ++i) {
+    const int64_t total = p.dilation[i] * (weight->shape()[2 + i] - 1);
+    const int64_t left = total / 2;
+    p.padding[i] = total - left;
+    surplus[i] = p.padding[i] - left;
+  }
+  TensorImplPtr out = RunConv(op, N, input, weight, OptionalTensor(call.args[2]), p);
+  const int64_t first_spatial = out->ndim() - N;
+  for (int i = 0; i < N; ++i) {
+    if (surplus[i] == 0) continue;
+    const int64_t d = first_spatial + i;
+    out = Call("narrow", {out, d, surplus[i], out->shape()[d] - surplus[i]});
+  }
+  if (!out->is_contiguous()) out = Call("contiguous", {out});
+  call.outputs = {out};
+}
+
+template <int N>
+void ConvTransposeNd(OpCall& call) {
+  ConvParams p;
+  p.stride = call.args[3].int_list();
+  p.padding = call.args[4].int_list();
+  p.output_padding = call.args[5].int_list();
+  p.groups = call.args[6].to_int();
+  p.dilation = call.args[7].int_list();
+  p.transposed = true;
+  call.outputs = {
+      RunConv(call.name(), N, call.tensor(0), call.tensor(1), OptionalTensor(call.args[2]), p)};
+}
+
+OF_OP(
+    "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, "
+    "int[1] dilation=1, int groups=1) -> Tensor")
+    .Composite(ConvNd<1>);
+OF_OP(
+    "conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
+    "str padding=\"valid\", int[1] dilation=1, int groups=1) -> Tensor")
+    .Composite(ConvNdPaddingMode<1>);
+OF_OP(
+    "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
+    "int[2] dilation=1, int groups=1) -> Tensor")
+    .Composite(ConvNd<2>);
+OF_OP(
+    "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
+    "str padding=\"valid\", int[2] dilation=1, int groups=1) -> Tensor")
+    .Composite(ConvNdPaddingMode<2>);
+OF_OP(
+    "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, "
+    "int[3] dilation=1, int groups=1) -> Tensor")
+    .Composite(ConvNd<3>);
+OF_OP(
+    "conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
+    "str padding=\"valid\", int[3] dilation=1, int groups=1) -> Tensor")
+    .Composite(ConvNdPaddingMode<3>);
+OF_OP(
+    "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
+    "int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor")
+    .Composite(ConvTransposeNd<1>);
+OF_OP(
+    "conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
+    "int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor")
+    .Composite(ConvTransposeNd<2>);
+OF_OP(
+    "conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
+    "int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor")
+    .Composite(ConvTransposeNd<3>);
+
+}  // namespace
+}  // namespace defs
+}  // namespace oneflow

@@ -1,0 +1,79 @@
+// Distances and normalization: cosine_similarity, pairwise_distance and
+// normalize. They are compositions of the norm reduction and pointwise ops
+// (PyTorch's own definitions), so their gradients and double backward come
+// from those ops and they need no kernels of their own.
+
+#include <algorithm>
+#include <string>
+
+#include "core/framework/grad_mode.h"
+#include "core/framework/type_promotion.h"
+#include "ops/defs/common.h"
+
+namespace oneflow {
+namespace defs {
+namespace {
+
+TensorImplPtr AsDType(const TensorImplPtr& t, DType d) {
+  return t->dtype() == d ? t : Call("_to_dtype", {t, d});
+}
+
+// The 2-norm over `dim` (kept) clamped below at eps, with the gradient of the
+// unclamped norm: PyTorch clamps in place under no_grad.
+TensorImplPtr ClampedNorm(const TensorImplPtr& x, int64_t dim, double eps) {
+  TensorImplPtr norm = Call("norm", {x, Scalar::Int(2), DimVector{dim}, true});
+  TensorImplPtr lift;
+  {
+    GradModeGuard no_grad(false);
+    lift = Sub(Call("clamp", {norm, Scalar::Float(eps), Value()}), norm);
+  }
+  return Add(norm, lift);
+}
+
+// sum(x1 / max(|x1|, eps) * x2 / max(|x2|, eps)) over dim, inputs broadcast.
+void CosineSimilarity(OpCall& call) {
+  DType d = ResultType({&call.args[0], &call.args[1]});
+  OF_CHECK(IsFloatingPoint(d), RuntimeError,
+           "cosine_similarity(): expected common dtype to be floating point, yet common dtype is ",
+           DTypeName(d));
+  TensorImplPtr x1 = AsDType(call.tensor(0), d), x2 = AsDType(call.tensor(1), d);
+  DimVector shape = BroadcastShapes(x1->shape(), x2->shape(), "cosine_similarity");
+  if (x1->shape() != shape) x1 = Call("expand", {x1, shape});
+  if (x2->shape() != shape) x2 = Call("expand", {x2, shape});
+  const int64_t dim = WrapDim(call.args[2].to_int(), static_cast<int64_t>(shape.size()));
+  const double eps = call.args[3].to_double();
+  TensorImplPtr a = Div(x1, ClampedNorm(x1, dim, eps));
+  TensorImplPtr b = Div(x2, ClampedNorm(x2, dim, eps));
+  call.outputs = {Call("sum.dim", {Mul(a, b), DimVector{dim}, false})};
+}
+OF_OP("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor")
+    .Composite(CosineSimilarity);
+
+// The p-norm of x1 - x2 + eps over the last dim (of the broadcast shape).
+void PairwiseDistance(OpCall& call) {
+  const TensorImplPtr& x1 = call.tensor(0);
+  const TensorImplPtr& x2 = call.tensor(1);
+  const int64_t last = std::max<int64_t>(std::max(x1->ndim(), x2->ndim()) - 1, 0);
+  TensorImplPtr diff = Add(Sub(x1, x2), Num(call.args[3].to_double()));
+  call.outputs = {
+      Call("norm", {diff, Scalar::Float(call.args[2].to_double()), DimVector{last}, call.args[4]})};
+}
+OF_OP(
+    "pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> "
+    "Tensor")
+    .Composite(PairwiseDistance);
+
+// input / max(|input|_p over dim, eps).
+void Normalize(OpCall& call) {
+  const TensorImplPtr& x = call.tensor(0);
+  TensorImplPtr norm = Call(
+      "norm", {x, Scalar::Float(call.args[1].to_double()), DimVector{call.args[2].to_int()}, true});
+  TensorImplPtr denom = Call("clamp", {norm, Scalar::Float(call.args[3].to_double()), Value()});
+  call.outputs = {Div(x, Call("expand", {denom, x->shape()}))};
+}
+OF_OP("normalize(Tensor input, float p=2, int dim=1, float eps=1e-12) -> Tensor")
+    .Composite(Normalize);
+
+}  // namespace
+}  // namespace defs
+}  // namespace oneflow

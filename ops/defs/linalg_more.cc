@@ -1,0 +1,597 @@
+// Matrix functions and decompositions behind oneflow.linalg: inverse,
+// determinants, linear solves (general and triangular), Cholesky, QR, SVD,
+// symmetric eigendecomposition and matrix/vector norms, batched over leading
+// dims. Kernels (native LU, Householder QR, one-sided Jacobi SVD, Jacobi eigh):
+// ops/cpu/linalg_more_kernels.cc.
+//
+// The kernel ops are private (`_linalg_*`, taking `A`): oneflow.linalg calls
+// them (and turns their singular-input errors into LinAlgError), and the
+// PyTorch names outside linalg (inverse, det, slogdet, logdet, cholesky, qr,
+// svd) are composites over them. Backward formulas are PyTorch's, written with
+// registered ops.
+
+#include <cmath>
+#include <limits>
+
+#include "ops/defs/common.h"
+
+namespace oneflow {
+namespace defs {
+namespace {
+
+const char* TypeName(DType d) {
+  switch (d) {
+    case DType::kBool:
+      return "Bool";
+    case DType::kUInt8:
+      return "Byte";
+    case DType::kInt8:
+      return "Char";
+    case DType::kInt16:
+      return "Short";
+    case DType::kInt32:
+      return "Int";
+    case DType::kInt64:
+      return "Long";
+    case DType::kFloat16:
+      return "Half";
+    case DType::kBFloat16:
+      return "BFloat16";
+    case DType::kFloat32:
+      return "Float";
+    case DType::kFloat64:
+      return "Double";
+  }
+  return "?";
+}
+
+// A float32/float64 tensor of (batches of) matrices, square when asked.
+void CheckMatrix(const TensorImplPtr& a, const char* op, bool square, const char* name = "A") {
+  const DType d = a->dtype();
+  OF_CHECK(d == DType::kFloat32 || d == DType::kFloat64, RuntimeError, op,
+           IsFloatingPoint(d) ? ": Low precision dtypes not supported. Got "
+                              : ": Expected a floating point or complex tensor as input. Got ",
+           TypeName(d));
+  OF_CHECK(a->ndim() >= 2, RuntimeError, op, ": The input tensor ", name,
+           " must have at least 2 dimensions.");
+  const int64_t m = a->shape()[a->ndim() - 2], n = a->shape()[a->ndim() - 1];
+  OF_CHECK(!square || m == n, RuntimeError, op, ": ", name,
+           " must be batches of square matrices, but they are ", m, " by ", n, " matrices");
+}
+
+DimVector BatchOf(const TensorImplPtr& t) {
+  return DimVector(t->shape().begin(), t->shape().end() - 2);
+}
+DimVector With(DimVector batch, std::initializer_list<int64_t> tail) {
+  batch.insert(batch.end(), tail);
+  return batch;
+}
+
+TensorImplPtr MT(const TensorImplPtr& t) {
+  return Call("transpose", {t, int64_t{-2}, int64_t{-1}});
+}
+TensorImplPtr MM(const TensorImplPtr& a, const TensorImplPtr& b) { return Call("matmul", {a, b}); }
+TensorImplPtr Unsq(const TensorImplPtr& t, int64_t d) { return Call("unsqueeze", {t, d}); }
+TensorImplPtr Where(const TensorImplPtr& c, const Value& a, const Value& b) {
+  return Call("where", {c, a, b});
+}
+// An n x n boolean identity (a constant).
+TensorImplPtr EyeMask(int64_t n, const Device& device) {
+  return Eye(n, std::nullopt, DType::kBool, device);
+}
+// The incoming gradient of output i, or null when none flowed.
+TensorImplPtr GradOrNull(const BackwardCtx& c, int i) { return c.grads[i]; }
+
+// ---- inverse / det / slogdet -------------------------------------------------------
+
+void InferInv(OpCall& call) {
+  const TensorImplPtr& a = call.tensor(0);
+  CheckMatrix(a, "linalg.inv", true);
+  call.compute_dtype = a->dtype();
+  call.out_meta = {{a->shape(), a->dtype()}};
+}
+// d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T g A^-T.
+OF_OP("_linalg_inv(Tensor A) -> Tensor").Infer(InferInv).Backward([](BackwardCtx& c) -> TensorList {
+  TensorImplPtr inv_t = MT(c.output(0));
+  return {Neg(MM(MM(inv_t, c.grad()), inv_t))};
+});
+OF_OP("inverse(Tensor self) -> Tensor").Composite([](OpCall& call) {
+  call.outputs = {Call("_linalg_inv", {call.args[0]})};
+});
+
+void InferDet(OpCall& call) {
+  const TensorImplPtr& a = call.tensor(0);
+  CheckMatrix(a, call.name() == "_linalg_det" ? "linalg.det" : "linalg.slogdet", true);
+  call.compute_dtype = a->dtype();
+  call.out_meta = {{BatchOf(a), a->dtype()}};
+  if (call.name() == "_linalg_slogdet") call.out_meta.push_back({BatchOf(a), a->dtype()});
+}
+
+// d det / dA = det * A^-T where A is invertible. With a singular matrix in the
+// batch it is the adjugate's transpose, taken from the SVD A = U S Vh:
+// det(U) det(Vh) U diag(prod_{j != i} s_j) Vh.
+TensorList DetGrad(BackwardCtx& c) {
+  TensorImplPtr a = c.input(0), det = c.output(0);
+  TensorImplPtr g = Mul(c.grad(), det);
+  TensorImplPtr dc = Contiguous(ToDType(det, DType::kFloat64, false));
+  bool singular = false;
+  for (int64_t i = 0; i < dc->numel(); ++i) {
+    singular = singular || reinterpret_cast<const double*>(dc->data())[i] == 0.0;
+  }
+  const int64_t n = a->shape().back();
+  if (!singular || n == 0) {
+    return {Mul(Unsq(Unsq(g, -1), -1), MT(Call("_linalg_inv", {a})))};
+  }
+  std::vector<Value> usv = CallAll("_linalg_svd", {a, false});
+  TensorImplPtr u = usv[0].tensor(), s = usv[1].tensor(), vh = usv[2].tensor();
+  DimVector square = s->shape();
+  square.push_back(n);
+  TensorImplPtr others =
+      Where(EyeMask(n, a->device()), Num(1), Call("expand", {Unsq(s, -2), square}));
+  TensorImplPtr prod_others = Call("prod.dim_int", {others, int64_t{-1}, false});
+  TensorImplPtr sign = Mul(Call("_linalg_det", {u}), Call("_linalg_det", {vh}));
+  TensorImplPtr adj_t = MM(Mul(u, Unsq(prod_others, -2)), vh);
+  return {Mul(Unsq(Unsq(Mul(c.grad(), sign), -1), -1), adj_t)};
+}
+OF_OP("_linalg_det(Tensor A) -> Tensor").Infer(InferDet).Backward(DetGrad);
+OF_OP("det(Tensor self) -> Tensor").Composite([](OpCall& call) {
+  call.outputs = {Call("_linalg_det", {call.args[0]})};
+});
+
+// d log|det A| / dA = A^-T; the sign is piecewise constant.
+OF_OP("_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)")
+    .Infer(InferDet)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr g = GradOrNull(c, 1);
+      if (!g) return {nullptr};
+      return {Mul(Unsq(Unsq(g, -1), -1), MT(Call("_linalg_inv", {c.input(0)})))};
+    });
+OF_OP("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)").Composite([](OpCall& call) {
+  std::vector<Value> r = CallAll("_linalg_slogdet", {call.args[0]});
+  call.outputs = {r[0].tensor(), r[1].tensor()};
+});
+// logdet: log|det A|, NaN where det A < 0 (-inf where it is 0).
+OF_OP("logdet(Tensor self) -> Tensor").Composite([](OpCall& call) {
+  std::vector<Value> r = CallAll("_linalg_slogdet", {call.args[0]});
+  call.outputs = {Where(Call("lt", {r[0].tensor(), Num(0)}),
+                        Num(std::numeric_limits<double>::quiet_NaN()), r[1].tensor())};
+});
+
+// ---- solve / solve_triangular ---------------------------------------------------------
+
+// The kernels take A (*, n, n) and B (*, n, k) with the same batch dims.
+void InferSolveMatrix(OpCall& call) {
+  const TensorImplPtr &a = call.tensor(0), &b = call.tensor(1);
+  call.compute_dtype = a->dtype();
+  call.out_meta = {{b->shape(), a->dtype()}};
+}
+// X = A^-1 B: gB = A^-T g, gA = -gB X^T.
+OF_OP("_linalg_solve_matrix(Tensor A, Tensor B) -> Tensor")
+    .Infer(InferSolveMatrix)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr gb = Call("_linalg_solve_matrix", {MT(c.input(0)), c.grad()});
+      return {c.needs_grad[0] ? Neg(MM(gb, MT(c.output(0)))) : nullptr, gb};
+    });
+OF_OP(
+    "_linalg_solve_triangular_matrix(Tensor A, Tensor B, bool upper, bool unitriangular) -> "
+    "Tensor")
+    .Infer(InferSolveMatrix)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      const bool upper = c.arg(2).to_bool(), unit = c.arg(3).to_bool();
+      TensorImplPtr gb =
+          Call("_linalg_solve_triangular_matrix", {MT(c.input(0)), c.grad(), !upper, unit});
+      TensorImplPtr ga;
+      if (c.needs_grad[0]) {
+        ga = Neg(MM(gb, MT(c.output(0))));
+        const int64_t diag = unit ? 1 : 0;
+        ga = upper ? Call("triu", {ga, diag}) : Call("tril", {ga, -diag});
+      }
+      return {ga, gb};
+    });
+
+// Shared by solve and solve_triangular: B is a batch of column vectors when
+// it is 1-D or has A's shape without the last dim (refused with left=False, as
+// in PyTorch); batch dims broadcast; left=False solves X A = B as
+// A^T X^T = B^T.
+template <typename Solve>
+TensorImplPtr SolveShapes(TensorImplPtr a, TensorImplPtr b, bool left, const char* op,
+                          Solve solve) {
+  CheckMatrix(a, op, true);
+  OF_CHECK(b->ndim() >= 1, RuntimeError, op,
+           ": The input tensor B must have at least 1 dimensions.");
+  OF_CHECK(a->dtype() == b->dtype(), RuntimeError, op,
+           ": Expected A and B to have the same dtype, but found A of type ", TypeName(a->dtype()),
+           " and B of type ", TypeName(b->dtype()), " instead");
+  const bool vector =
+      b->ndim() == 1 || (b->ndim() == a->ndim() - 1 &&
+                         b->shape() == DimVector(a->shape().begin(), a->shape().end() - 1));
+  OF_CHECK(
+      left || !vector, RuntimeError, op,
+      ": Vector broadcasting of the left hand side is not supported for left=False (B of shape ",
+      ShapeToString(b->shape()), "). In this case linalg.solve is equivalent to B / A.squeeze(-1)");
+  if (vector) b = Unsq(b, -1);
+  const int64_t n = a->shape().back();
+  const int64_t bn = b->shape()[b->ndim() - (left ? 2 : 1)];
+  OF_CHECK(bn == n, RuntimeError, op, ": Incompatible shapes of A and B for the equation ",
+           left ? "AX = B" : "XA = B", " (", a->shape()[a->ndim() - 2], "x", n, " and ",
+           b->shape()[b->ndim() - 2], "x", b->shape().back(), ")");
+  DimVector batch = BroadcastShapes(BatchOf(a), BatchOf(b), op);
+  DimVector ashape = With(batch, {n, n});
+  DimVector bshape = With(batch, {b->shape()[b->ndim() - 2], b->shape().back()});
+  if (a->shape() != ashape) a = Call("expand", {a, ashape});
+  if (b->shape() != bshape) b = Call("expand", {b, bshape});
+  TensorImplPtr x = left ? solve(a, b, false) : MT(solve(a, MT(b), true));
+  if (vector) x = Call("squeeze", {x, DimVector{-1}});
+  return x;
+}
+
+OF_OP("_linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor").Composite([](OpCall& call) {
+  call.outputs = {SolveShapes(call.tensor(0), call.tensor(1), call.args[2].to_bool(),
+                              "linalg.solve",
+                              [](const TensorImplPtr& a, const TensorImplPtr& b, bool transposed) {
+                                return Call("_linalg_solve_matrix", {transposed ? MT(a) : a, b});
+                              })};
+});
+
+OF_OP(
+    "_linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool "
+    "unitriangular=False) -> Tensor")
+    .Composite([](OpCall& call) {
+      const bool upper = call.args[2].to_bool(), unit = call.args[4].to_bool();
+      const TensorImplPtr &a = call.tensor(0), &b = call.tensor(1);
+      CheckMatrix(b, "linalg.solve_triangular", false, "B");
+      call.outputs = {SolveShapes(
+          a, b, call.args[3].to_bool(), "linalg.solve_triangular",
+          [upper, unit](const TensorImplPtr& a, const TensorImplPtr& b, bool transposed) {
+            return Call("_linalg_solve_triangular_matrix",
+                        {transposed ? MT(a) : a, b, transposed ? !upper : upper, unit});
+          })};
+    });
+
+// ---- cholesky ------------------------------------------------------------------------
+
+void InferCholesky(OpCall& call) {
+  const TensorImplPtr& a = call.tensor(0);
+  CheckMatrix(a, "linalg.cholesky", true);
+  call.compute_dtype = a->dtype();
+  call.out_meta = {{a->shape(), a->dtype()}};
+}
+// PyTorch's formula: with Phi(X) = tril(X) with a halved diagonal,
+// gA = sym(L^-T Phi(L^T gL) L^-1).
+OF_OP("_linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor")
+    .Infer(InferCholesky)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      const bool upper = c.arg(1).to_bool();
+      TensorImplPtr l = c.output(0), gl = c.grad();
+      if (upper) {
+        l = MT(l);
+        gl = MT(gl);
+      }
+      const int64_t n = l->shape().back();
+      TensorImplPtr eye =
+          Call("expand", {Eye(n, std::nullopt, l->dtype(), l->device()), l->shape()});
+      TensorImplPtr l_inv =
+          Call("_linalg_solve_triangular_matrix", {l, Contiguous(eye), false, false});
+      TensorImplPtr phi = Call("tril", {MM(MT(l), gl), int64_t{0}});
+      phi = Sub(phi, Mul(Call("diag_embed",
+                              {Call("diagonal", {phi, int64_t{0}, int64_t{-2}, int64_t{-1}})}),
+                         Num(0.5)));
+      TensorImplPtr ga = MM(MM(MT(l_inv), phi), l_inv);
+      return {Mul(Add(ga, MT(ga)), Num(0.5))};
+    });
+OF_OP("cholesky(Tensor self, bool upper=False) -> Tensor").Composite([](OpCall& call) {
+  call.outputs = {Call("_linalg_cholesky", {call.args[0], call.args[1]})};
+});
+
+// ---- qr --------------------------------------------------------------------------------
+
+void InferQr(OpCall& call) {
+  const TensorImplPtr& a = call.tensor(0);
+  CheckMatrix(a, "linalg.qr", false);
+  const std::string& mode = call.args[1].str();
+  OF_CHECK(mode == "reduced" || mode == "complete" || mode == "r", RuntimeError,
+           "qr received unrecognized mode '", mode,
+           "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back(), k = std::min(m, n);
+  const DimVector batch = BatchOf(a);
+  call.compute_dtype = a->dtype();
+  if (mode == "r") {
+    call.out_meta = {{{0}, a->dtype()}, {With(batch, {k, n}), a->dtype()}};
+  } else if (mode == "complete") {
+    call.out_meta = {{With(batch, {m, m}), a->dtype()}, {With(batch, {m, n}), a->dtype()}};
+  } else {
+    call.out_meta = {{With(batch, {m, k}), a->dtype()}, {With(batch, {k, n}), a->dtype()}};
+  }
+}
+
+// The gradient of A = QR for square or tall A (Q m x n, R n x n):
+// with M = R gR^T - gQ^T Q, gA = (gQ + Q copyltu(M)) R^-T, where copyltu
+// mirrors M's lower triangle to the upper one.
+TensorImplPtr QrGradTall(const TensorImplPtr& q, const TensorImplPtr& r, const TensorImplPtr& gq,
+                         const TensorImplPtr& gr) {
+  TensorImplPtr m = Sub(MM(r, MT(gr)), MM(MT(gq), q));
+  TensorImplPtr low = Call("tril", {m, int64_t{-1}});
+  TensorImplPtr copyltu = Add(Call("tril", {m, int64_t{0}}), MT(low));
+  TensorImplPtr y = Add(gq, MM(q, copyltu));
+  // y R^-T = (R^-1 y^T)^T.
+  return MT(Call("_linalg_solve_triangular_matrix", {r, MT(y), true, false}));
+}
+
+TensorList QrGrad(BackwardCtx& c) {
+  const std::string& mode = c.arg(1).str();
+  OF_CHECK(mode != "r", RuntimeError,
+           "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
+           "use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+           "linalg.qr.");
+  TensorImplPtr a = c.input(0), q = c.output(0), r = c.output(1);
+  const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back();
+  OF_CHECK(mode == "reduced" || m <= n, RuntimeError,
+           "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+  TensorImplPtr gq = c.grad(0), gr = c.grad(1);
+  if (m >= n) return {QrGradTall(q, r, gq, gr)};
+  // Wide A = [X | Y] with X = Q U, Y = Q V (R = [U | V]): Y's gradient is
+  // Q gV, and X's that of a square QR whose Q also receives Y gV^T.
+  TensorImplPtr u = Call("narrow", {r, int64_t{-1}, int64_t{0}, m});
+  TensorImplPtr gu = Call("narrow", {gr, int64_t{-1}, int64_t{0}, m});
+  TensorImplPtr gv = Call("narrow", {gr, int64_t{-1}, m, n - m});
+  TensorImplPtr y = Call("narrow", {a, int64_t{-1}, m, n - m});
+  TensorImplPtr gx = QrGradTall(q, u, Add(gq, MM(y, MT(gv))), gu);
+  return {Call("cat", {TensorList{gx, MM(q, gv)}, int64_t{-1}})};
+}
+OF_OP("_linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)")
+    .Infer(InferQr)
+    .Backward(QrGrad);
+OF_OP("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)").Composite([](OpCall& call) {
+  std::vector<Value> r = CallAll(
+      "_linalg_qr", {call.args[0], std::string(call.args[1].to_bool() ? "reduced" : "complete")});
+  call.outputs = {r[0].tensor(), r[1].tensor()};
+});
+
+// ---- svd -------------------------------------------------------------------------------
+
+void InferSvd(OpCall& call) {
+  const TensorImplPtr& a = call.tensor(0);
+  CheckMatrix(a, "linalg.svd", false);
+  const bool full = call.args[1].to_bool();
+  const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back(), k = std::min(m, n);
+  const DimVector batch = BatchOf(a);
+  call.compute_dtype = a->dtype();
+  call.out_meta = {{With(batch, {m, full ? m : k}), a->dtype()},
+                   {With(batch, {k}), a->dtype()},
+                   {With(batch, {full ? n : k, n}), a->dtype()}};
+}
+
+// PyTorch's formula (real case), on the first k columns of U and rows of Vh:
+// with E_ij = s_j^2 - s_i^2 and skew(X) = X - X^T,
+// gA = U [(skew(U^T gU) S + S skew(V^T gV)) / E + diag(gS)] Vh
+//      + (I - U U^T) gU S^-1 Vh + U S^-1 gVh (I - V Vh).
+TensorList SvdGrad(BackwardCtx& c) {
+  const bool full = c.arg(1).to_bool();
+  TensorImplPtr u = c.output(0), s = c.output(1), vh = c.output(2);
+  TensorImplPtr gu = GradOrNull(c, 0), gs = GradOrNull(c, 1), gvh = GradOrNull(c, 2);
+  const int64_t m = u->shape()[u->ndim() - 2], n = vh->shape().back(), k = s->shape().back();
+  if (full) {
+    u = Call("narrow", {u, int64_t{-1}, int64_t{0}, k});
+    vh = Call("narrow", {vh, int64_t{-2}, int64_t{0}, k});
+    if (gu) gu = Call("narrow", {gu, int64_t{-1}, int64_t{0}, k});
+    if (gvh) gvh = Call("narrow", {gvh, int64_t{-2}, int64_t{0}, k});
+  }
+  if (!gu && !gvh) {
+    if (!gs) return {nullptr};
+    return {MM(Mul(u, Unsq(gs, -2)), vh)};
+  }
+  auto skew = [](const TensorImplPtr& x) { return Sub(x, MT(x)); };
+  TensorImplPtr s_row = Unsq(s, -2), s_col = Unsq(s, -1);
+  TensorImplPtr s2 = Mul(s, s);
+  TensorImplPtr eye = EyeMask(k, s->device());
+  TensorImplPtr e = Where(eye, Num(1), Sub(Unsq(s2, -2), Unsq(s2, -1)));
+  TensorImplPtr core;
+  if (gu && gvh) {
+    core = Div(Add(Mul(skew(MM(MT(u), gu)), s_row), Mul(s_col, skew(MM(vh, MT(gvh))))), e);
+  } else if (gu) {
+    core = Mul(skew(MM(MT(u), gu)), Div(s_row, e));
+  } else {
+    core = Mul(s_col, Div(skew(MM(vh, MT(gvh))), e));
+  }
+  if (gs) core = Add(core, Call("diag_embed", {gs}));
+  TensorImplPtr ga;
+  if (m > n && gu) {
+    ga = MM(u, core);
+    TensorImplPtr gu_sinv = Div(gu, s_row);
+    ga = Sub(Add(ga, gu_sinv), MM(u, MM(MT(u), gu_sinv)));
+    ga = MM(ga, vh);
+  } else if (m < n && gvh) {
+    ga = MM(core, vh);
+    TensorImplPtr sinv_gvh = Div(gvh, s_col);
+    ga = Sub(Add(ga, sinv_gvh), MM(MM(sinv_gvh, MT(vh)), vh));
+    ga = MM(u, ga);
+  } else {
+    ga = MM(MM(u, core), vh);
+  }
+  return {ga};
+}
+OF_OP("_linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)")
+    .Infer(InferSvd)
+    .Backward(SvdGrad);
+OF_OP("_linalg_svdvals(Tensor A) -> Tensor").Composite([](OpCall& call) {
+  call.outputs = {CallAll("_linalg_svd", {call.args[0], false})[1].tensor()};
+});
+// torch.svd: V instead of Vh; compute_uv=False gives zero-filled U and V of
+// the full sizes.
+OF_OP("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)")
+    .Composite([](OpCall& call) {
+      const TensorImplPtr& a = call.tensor(0);
+      const bool some = call.args[1].to_bool(), uv = call.args[2].to_bool();
+      std::vector<Value> r = CallAll("_linalg_svd", {a, uv ? !some : false});
+      if (uv) {
+        call.outputs = {r[0].tensor(), r[1].tensor(), MT(r[2].tensor())};
+        return;
+      }
+      const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back();
+      call.outputs = {Full(With(BatchOf(a), {m, m}), Scalar::Int(0), a->dtype(), a->device()),
+                      r[1].tensor(),
+                      Full(With(BatchOf(a), {n, n}), Scalar::Int(0), a->dtype(), a->device())};
+    });
+
+// ---- eigh --------------------------------------------------------------------------------
+
+void InferEigh(OpCall& call) {
+  const TensorImplPtr& a = call.tensor(0);
+  CheckMatrix(a, "linalg.eigh", true);
+  const std::string& uplo = call.args[1].str();
+  OF_CHECK(uplo == "L" || uplo == "U" || uplo == "l" || uplo == "u", RuntimeError,
+           "Expected UPLO argument to be 'L' or 'U', but got ", uplo);
+  const int64_t n = a->shape().back();
+  call.compute_dtype = a->dtype();
+  call.out_meta = {{With(BatchOf(a), {n}), a->dtype()}, {a->shape(), a->dtype()}};
+}
+// PyTorch's formula: gA = V (skew_half(V^T gV) / E + diag(gL)) V^T with
+// E_ij = L_j - L_i.
+OF_OP("_linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)")
+    .Infer(InferEigh)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr l = c.output(0), v = c.output(1);
+      TensorImplPtr gl = GradOrNull(c, 0), gv = GradOrNull(c, 1);
+      if (!gv) {
+        if (!gl) return {nullptr};
+        return {MM(Mul(v, Unsq(gl, -2)), MT(v))};
+      }
+      const int64_t n = l->shape().back();
+      TensorImplPtr eye = EyeMask(n, l->device());
+      TensorImplPtr vgv = MM(MT(v), gv);
+      vgv = Mul(Sub(vgv, MT(vgv)), Num(0.5));
+      TensorImplPtr e = Where(eye, Num(1), Sub(Unsq(l, -2), Unsq(l, -1)));
+      TensorImplPtr core = Where(eye, gl ? Call("diag_embed", {gl}) : ZerosLike(vgv), Div(vgv, e));
+      return {MM(v, MM(core, MT(v)))};
+    });
+OF_OP("_linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor").Composite([](OpCall& call) {
+  call.outputs = {CallAll("_linalg_eigh", {call.args[0], call.args[1]})[0].tensor()};
+});
+
+// ---- norms ---------------------------------------------------------------------------------
+
+// vector_norm: norm over dim (every element when None), any real ord.
+OF_OP(
+    "_linalg_vector_norm(Tensor x, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None) -> Tensor")
+    .Composite([](OpCall& call) {
+      const TensorImplPtr& x = call.tensor(0);
+      OF_CHECK(IsFloatingPoint(x->dtype()), RuntimeError,
+               "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+               TypeName(x->dtype()));
+      Value dim = call.args[2];
+      if (!dim.is_none() && dim.int_list().empty()) dim = Value();
+      call.outputs = {Call("norm", {x, call.args[1], dim, call.args[3], call.args[4]})};
+    });
+
+// The matrix norm over dims (d0, d1): Frobenius, nuclear (sum of singular
+// values), +-2 (largest/smallest singular value), +-1 (max/min column sum of
+// |A|), +-inf (max/min row sum).
+TensorImplPtr MatrixNorm(TensorImplPtr a, const std::string& ord_str, double ord,
+                         const DimVector& dims, bool keepdim, const Value& dtype) {
+  const char* op = "linalg.matrix_norm";
+  OF_CHECK(a->ndim() >= 2, RuntimeError, op,
+           ": The input tensor A must have at least 2 dimensions.");
+  OF_CHECK(IsFloatingPoint(a->dtype()), RuntimeError, op,
+           ": Expected a floating point or complex tensor as input. Got ", TypeName(a->dtype()));
+  OF_CHECK(dims.size() == 2, RuntimeError, op, ": dim must be a 2-tuple. Got ",
+           ShapeToString(dims));
+  const int64_t d0 = WrapDim(dims[0], a->ndim()), d1 = WrapDim(dims[1], a->ndim());
+  OF_CHECK(d0 != d1, RuntimeError, op, ": dims must be different. Got (", dims[0], ", ", dims[1],
+           ")");
+  if (!dtype.is_none()) a = Call("_to_dtype", {a, dtype.dtype(), false});
+  if (ord_str == "fro") return Call("norm", {a, Scalar::Int(2), DimVector{d0, d1}, keepdim});
+  const bool nuc = ord_str == "nuc";
+  OF_CHECK(nuc || ord_str.empty(), RuntimeError, op, ": Order ", ord_str, " not supported.");
+  const bool spectral = nuc || std::abs(ord) == 2;
+  OF_CHECK(spectral || std::abs(ord) == 1 || std::isinf(ord), RuntimeError, op, ": Order ", ord,
+           " not supported.");
+  TensorImplPtr out;
+  if (spectral) {
+    // Singular values of the matrices in (d0, d1), moved last.
+    DimVector perm;
+    for (int64_t d = 0; d < a->ndim(); ++d) {
+      if (d != d0 && d != d1) perm.push_back(d);
+    }
+    perm.push_back(d0);
+    perm.push_back(d1);
+    TensorImplPtr s = Call("_linalg_svdvals", {Call("permute", {a, perm})});
+    if (nuc) {
+      out = Call("sum.dim", {s, DimVector{-1}, false});
+    } else {
+      out = Call(ord > 0 ? "amax" : "amin", {s, DimVector{-1}, false});
+    }
+    if (keepdim) {
+      const int64_t lo = std::min(d0, d1), hi = std::max(d0, d1);
+      out = Unsq(Unsq(out, lo), hi);
+    }
+    return out;
+  }
+  // ord +-1 sums over rows (d0) then reduces columns; +-inf the other way.
+  const bool cols = std::abs(ord) == 1;
+  const int64_t sum_dim = cols ? d0 : d1;
+  int64_t red_dim = cols ? d1 : d0;
+  TensorImplPtr sums = Call("sum.dim", {Unary("abs", a), DimVector{sum_dim}, keepdim});
+  if (!keepdim && red_dim > sum_dim) --red_dim;
+  return Call(ord > 0 ? "amax" : "amin", {sums, DimVector{red_dim}, keepdim});
+}
+
+OF_OP(
+    "_linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, "
+    "ScalarType? dtype=None) -> Tensor")
+    .Composite([](OpCall& call) {
+      call.outputs = {MatrixNorm(call.tensor(0), "", call.args[1].scalar().d,
+                                 call.args[2].int_list(), call.args[3].to_bool(), call.args[4])};
+    });
+OF_OP(
+    "_linalg_matrix_norm.str_ord(Tensor A, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, "
+    "*, ScalarType? dtype=None) -> Tensor")
+    .Composite([](OpCall& call) {
+      call.outputs = {MatrixNorm(call.tensor(0), call.args[1].str(), 0, call.args[2].int_list(),
+                                 call.args[3].to_bool(), call.args[4])};
+    });
+
+// linalg.norm: a matrix norm when ord is a string, or dim has two entries, or
+// ord is given without dim for a 2-D input; otherwise a vector norm (of the
+// flattened input when neither ord nor dim is given).
+void LinalgNorm(OpCall& call, bool str_ord) {
+  const TensorImplPtr& a = call.tensor(0);
+  const Value& ord = call.args[1];
+  const Value& dim = call.args[2];
+  const bool keepdim = call.args[3].to_bool();
+  const char* op = "linalg.norm";
+  if (dim.is_none() && !ord.is_none()) {
+    OF_CHECK(a->ndim() == 1 || a->ndim() == 2, RuntimeError, op,
+             ": If dim is not specified but ord is, the input must be 1D or 2D. Got ", a->ndim(),
+             "D.");
+  }
+  const bool matrix = str_ord || (!dim.is_none() && dim.int_list().size() == 2) ||
+                      (dim.is_none() && !ord.is_none() && a->ndim() == 2);
+  if (matrix) {
+    DimVector dims = dim.is_none() ? DimVector{-2, -1} : dim.int_list();
+    OF_CHECK(dims.size() == 2, RuntimeError, op, ": dim must be a 2-tuple for matrix norms. Got ",
+             ShapeToString(dims));
+    if (str_ord) {
+      call.outputs = {MatrixNorm(a, ord.str(), 0, dims, keepdim, call.args[4])};
+    } else {
+      call.outputs = {MatrixNorm(a, "", ord.scalar().d, dims, keepdim, call.args[4])};
+    }
+    return;
+  }
+  OF_CHECK(dim.is_none() || dim.int_list().size() == 1, RuntimeError, op,
+           ": dim must be an int or a 2-tuple. Got ", ShapeToString(dim.int_list()));
+  call.outputs = {Call("_linalg_vector_norm", {a, ord.is_none() ? Value(Scalar::Int(2)) : ord, dim,
+                                               keepdim, call.args[4]})};
+}
+OF_OP(
+    "_linalg_norm(Tensor A, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None) -> Tensor")
+    .Composite([](OpCall& call) { LinalgNorm(call, false); });
+OF_OP(
+    "_linalg_norm.ord_str(Tensor A, str ord, int[1]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None) -> Tensor")
+    .Composite([](OpCall& call) { LinalgNorm(call, true); });
+
+}  // namespace
+}  // namespace defs
+}  // namespace oneflow

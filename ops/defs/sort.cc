@@ -1,0 +1,485 @@
+// Sorting, selection and counting: sort/argsort/msort, topk, kthvalue,
+// median/nanmedian, mode, quantile/nanquantile, unique (and its consecutive and
+// per-dim forms), searchsorted/bucketize, bincount, histc, cummax/cummin.
+// Kernels: ops/cpu/sort_kernels.cc.
+//
+// NaN orders above every number, as in PyTorch: it sorts last (first when
+// descending), topk takes it as the largest, median returns it when present.
+// Gradients of value-selecting ops go to the selected positions (scatter of
+// the gradient at the indices); quantile is a composite over sort, gather and
+// lerp, so its gradient follows from theirs.
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/framework/type_promotion.h"
+#include "ops/defs/common.h"
+
+namespace oneflow {
+namespace defs {
+namespace {
+
+const char* TypeName(DType d) {
+  switch (d) {
+    case DType::kBool:
+      return "Bool";
+    case DType::kUInt8:
+      return "Byte";
+    case DType::kInt8:
+      return "Char";
+    case DType::kInt16:
+      return "Short";
+    case DType::kInt32:
+      return "Int";
+    case DType::kInt64:
+      return "Long";
+    case DType::kFloat16:
+      return "Half";
+    case DType::kBFloat16:
+      return "BFloat16";
+    case DType::kFloat32:
+      return "Float";
+    case DType::kFloat64:
+      return "Double";
+  }
+  return "?";
+}
+
+// Shapes of a reduction over one dim (a 0-dim input reduces over itself).
+DimVector ReducedShape(const DimVector& shape, int64_t dim, bool keepdim) {
+  DimVector out = shape;
+  if (shape.empty()) return out;
+  if (keepdim) {
+    out[dim] = 1;
+  } else {
+    out.erase(out.begin() + dim);
+  }
+  return out;
+}
+
+// The gradient of an op that picked `index` along dim (values and int64
+// indices, keepdim or not): zeros of the input's shape with the gradient
+// scattered to the picked positions.
+TensorImplPtr ScatterToIndices(const TensorImplPtr& x, int64_t dim, const TensorImplPtr& g,
+                               const TensorImplPtr& index, bool keepdim) {
+  if (x->ndim() == 0) return Call("reshape", {g, DimVector{}});
+  TensorImplPtr gg = g, idx = index;
+  if (!keepdim) {
+    gg = Call("unsqueeze", {g, dim});
+    idx = Call("unsqueeze", {index, dim});
+  }
+  TensorImplPtr zeros = Full(x->shape(), Scalar::Int(0), g->dtype(), g->device());
+  return Call("scatter.src", {zeros, dim, idx, gg});
+}
+
+// ---- sort / argsort / msort ---------------------------------------------------------
+
+void InferSort(OpCall& call) {
+  const TensorImplPtr& x = call.tensor(0);
+  const int dim_arg = call.op->schema().overload == "stable" ? 2 : 1;
+  WrapDim(call.args[dim_arg].to_int(), x->ndim());
+  call.compute_dtype = x->dtype();
+  call.out_meta = {{x->shape(), x->dtype()}, {x->shape(), DType::kInt64}};
+}
+
+template <int kDimArg>
+TensorList SortGrad(BackwardCtx& c) {
+  TensorImplPtr x = c.input(0);
+  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.int_arg(kDimArg), x->ndim());
+  return {ScatterToIndices(x, dim, c.grad(0), c.output(1), true)};
+}
+
+OF_OP("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)")
+    .Infer(InferSort)
+    .Backward(SortGrad<1>);
+// `stable` is accepted for PyTorch's signature; every sort here is stable.
+OF_OP(
+    "sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor "
+    "values, Tensor indices)")
+    .Infer(InferSort)
+    .Backward(SortGrad<2>);
+
+OF_OP("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor")
+    .Composite([](OpCall& call) {
+      call.outputs = {CallAll("sort", {call.args[0], call.args[1], call.args[2]})[1].tensor()};
+    });
+OF_OP("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor")
+    .Composite([](OpCall& call) {
+      call.outputs = {CallAll("sort", {call.args[0], call.args[2], call.args[3]})[1].tensor()};
+    });
+OF_OP("msort(Tensor self) -> Tensor").Composite([](OpCall& call) {
+  call.outputs = {CallAll("sort", {call.args[0], int64_t{0}, false})[0].tensor()};
+});
+
+// ---- topk / kthvalue / median / mode -------------------------------------------------------
+
+void InferTopk(OpCall& call) {
+  const TensorImplPtr& x = call.tensor(0);
+  const int64_t k = call.args[1].to_int();
+  const int64_t dim = WrapDim(call.args[2].to_int(), x->ndim());
+  const int64_t size = x->ndim() == 0 ? 1 : x->shape()[dim];
+  OF_CHECK(k >= 0 && k <= size, RuntimeError, "topk(): selected index k out of range (k = ", k,
+           ", dimension ", dim, " of shape ", ShapeToString(x->shape()), ")");
+  DimVector shape = x->shape();
+  if (!shape.empty()) shape[dim] = k;
+  call.compute_dtype = x->dtype();
+  call.out_meta = {{shape, x->dtype()}, {shape, DType::kInt64}};
+}
+OF_OP(
+    "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, "
+    "Tensor indices)")
+    .Infer(InferTopk)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr x = c.input(0);
+      const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.int_arg(2), x->ndim());
+      return {ScatterToIndices(x, dim, c.grad(0), c.output(1), true)};
+    });
+
+// (self, ..., dim, keepdim) reductions that return values and indices; the
+// dim argument is at `dim_arg`.
+void InferSelectDim(OpCall& call, int dim_arg, const char* op) {
+  const TensorImplPtr& x = call.tensor(0);
+  const int64_t dim = WrapDim(call.args[dim_arg].to_int(), x->ndim());
+  OF_CHECK(x->ndim() == 0 || x->shape()[dim] > 0, IndexError, op, "(): Expected reduction dim ",
+           dim, " to have non-zero size (shape ", ShapeToString(x->shape()), ").");
+  DimVector shape = ReducedShape(x->shape(), dim, call.args[dim_arg + 1].to_bool());
+  call.compute_dtype = x->dtype();
+  call.out_meta = {{shape, x->dtype()}, {shape, DType::kInt64}};
+}
+
+template <int kDimArg>
+TensorList SelectDimGrad(BackwardCtx& c) {
+  TensorImplPtr x = c.input(0);
+  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.int_arg(kDimArg), x->ndim());
+  return {ScatterToIndices(x, dim, c.grad(0), c.output(1), c.arg(kDimArg + 1).to_bool())};
+}
+
+OF_OP(
+    "kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor "
+    "indices)")
+    .Infer([](OpCall& call) {
+      const TensorImplPtr& x = call.tensor(0);
+      const int64_t dim = WrapDim(call.args[2].to_int(), x->ndim());
+      const int64_t size = x->ndim() == 0 ? 1 : x->shape()[dim];
+      const int64_t k = call.args[1].to_int();
+      OF_CHECK(k >= 1 && k <= size, RuntimeError,
+               "kthvalue(): selected number k out of range for dimension ", dim, " (k = ", k,
+               ", shape ", ShapeToString(x->shape()), ")");
+      InferSelectDim(call, 2, "kthvalue");
+    })
+    .Backward(SelectDimGrad<2>);
+
+// median()/nanmedian() of every element: the lower median (NaN for an empty
+// input). Its gradient is split among the elements equal to it, as in PyTorch.
+void InferMedianAll(OpCall& call) {
+  call.compute_dtype = call.tensor(0)->dtype();
+  call.out_meta = {{{}, call.compute_dtype}};
+}
+TensorList EvenlySplitGrad(BackwardCtx& c) {
+  TensorImplPtr x = c.input(0), out = c.output(0);
+  TensorImplPtr mask =
+      Call("logical_or",
+           {Call("eq", {x, out}), Call("logical_and", {Call("isnan", {x}), Call("isnan", {out})})});
+  return {Mul(mask, Div(c.grad(), Call("sum", {mask})))};
+}
+OF_OP("median(Tensor self) -> Tensor").Infer(InferMedianAll).Backward(EvenlySplitGrad);
+OF_OP("median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
+    .Infer([](OpCall& call) { InferSelectDim(call, 1, "median"); })
+    .Backward(SelectDimGrad<1>);
+OF_OP("nanmedian(Tensor self) -> Tensor").Infer(InferMedianAll).Backward(EvenlySplitGrad);
+OF_OP("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
+    .Infer([](OpCall& call) { InferSelectDim(call, 1, "nanmedian"); })
+    .Backward(SelectDimGrad<1>);
+// mode: the most frequent value (the smallest on a tie) and its last position.
+OF_OP("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)")
+    .Infer([](OpCall& call) { InferSelectDim(call, 1, "mode"); })
+    .Backward(SelectDimGrad<1>);
+
+// ---- cummax / cummin ------------------------------------------------------------------------
+
+void InferCumExtreme(OpCall& call) {
+  const TensorImplPtr& x = call.tensor(0);
+  WrapDim(call.args[1].to_int(), x->ndim());
+  call.compute_dtype = x->dtype();
+  call.out_meta = {{x->shape(), x->dtype()}, {x->shape(), DType::kInt64}};
+}
+// Every output position passes its gradient to the input position it took.
+TensorList CumExtremeGrad(BackwardCtx& c) {
+  TensorImplPtr x = c.input(0);
+  if (x->ndim() == 0) return {c.grad(0)};
+  const int64_t dim = WrapDim(c.int_arg(1), x->ndim());
+  TensorImplPtr g = c.grad(0);
+  TensorImplPtr zeros = Full(x->shape(), Scalar::Int(0), g->dtype(), g->device());
+  return {Call("scatter_add", {zeros, dim, c.output(1), g})};
+}
+OF_OP("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)")
+    .Infer(InferCumExtreme)
+    .Backward(CumExtremeGrad);
+OF_OP("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)")
+    .Infer(InferCumExtreme)
+    .Backward(CumExtremeGrad);
+
+// ---- quantile / nanquantile -------------------------------------------------------------------
+
+// quantile(x, q, dim, keepdim, interpolation): sorts x along dim (all of x,
+// flattened, when dim is None), then reads each q at rank q * (n - 1) (with n
+// the slice's non-NaN count for nanquantile), interpolating between the two
+// nearest sorted values. A slice holding NaN gives NaN (nanquantile: only an
+// all-NaN slice). The result has q's dims first.
+template <bool kIgnoreNan>
+void Quantile(OpCall& call) {
+  const char* op = kIgnoreNan ? "nanquantile" : "quantile";
+  TensorImplPtr x = call.tensor(0);
+  OF_CHECK(x->numel() > 0, RuntimeError, op, "() input tensor must be non-empty");
+  OF_CHECK(x->dtype() == DType::kFloat32 || x->dtype() == DType::kFloat64, RuntimeError, op,
+           "() input tensor must be either float or double dtype, but got ", TypeName(x->dtype()));
+  TensorImplPtr q;
+  if (call.args[1].is_tensor()) {
+    q = call.tensor(1);
+    OF_CHECK(q->ndim() <= 1, RuntimeError, op, "() q must be a scalar or 1D tensor, but got shape ",
+             ShapeToString(q->shape()));
+    OF_CHECK(q->dtype() == x->dtype(), RuntimeError, op,
+             "() q tensor must be same dtype as the input tensor (got ", TypeName(q->dtype()),
+             " and ", TypeName(x->dtype()), ")");
+  } else {
+    q = Full({}, Scalar::Float(call.args[1].to_double()), x->dtype(), x->device());
+  }
+  {
+    TensorImplPtr qc = Contiguous(ToDType(q, DType::kFloat64, false));
+    const double* p = reinterpret_cast<const double*>(qc->data());
+    for (int64_t i = 0; i < qc->numel(); ++i) {
+      OF_CHECK(p[i] >= 0 && p[i] <= 1, RuntimeError, op,
+               "() q values must be in the range [0, 1], but got ", p[i]);
+    }
+  }
+  const std::string& mode = call.args[4].str();
+  OF_CHECK(mode == "linear" || mode == "lower" || mode == "higher" || mode == "midpoint" ||
+               mode == "nearest",
+           RuntimeError, op,
+           "() interpolation must be one of linear, lower, higher, midpoint or nearest, but got ",
+           mode);
+  const bool keepdim = call.args[3].to_bool();
+  const DimVector in_shape = x->shape();
+  int64_t dim;
+  if (call.args[2].is_none()) {
+    x = Call("reshape", {x, DimVector{x->numel()}});
+    dim = 0;
+  } else {
+    dim = WrapDim(call.args[2].to_int(), x->ndim());
+    if (x->ndim() == 0) x = Call("reshape", {x, DimVector{1}});
+    OF_CHECK(x->shape()[dim] > 0, RuntimeError, op, "() input tensor must be non-empty");
+  }
+  // Sorted along the last dim.
+  DimVector perm;
+  for (int64_t d = 0; d < x->ndim(); ++d) {
+    if (d != dim) perm.push_back(d);
+  }
+  perm.push_back(dim);
+  TensorImplPtr sorted = CallAll("sort", {x, dim, false})[0].tensor();
+  sorted = Call("permute", {sorted, perm});
+  const int64_t n = sorted->shape().back();
+  DimVector rank_shape(sorted->shape().begin(), sorted->shape().end() - 1);
+  rank_shape.push_back(1);
+  TensorImplPtr qv = Call("reshape", {q, DimVector{q->numel()}});
+  // ranks: (..., nq), in x's dtype.
+  TensorImplPtr nan_count = Call("sum.dim", {Call("isnan", {sorted}), DimVector{-1}, true});
+  TensorImplPtr last = Full({}, Scalar::Int(n - 1), x->dtype(), x->device());
+  TensorImplPtr ranks;
+  if (kIgnoreNan) {
+    TensorImplPtr valid = Sub(Int(n), nan_count);
+    TensorImplPtr r = Mul(qv, Sub(valid, Int(1)));
+    ranks = Call("where", {Call("eq", {valid, Int(0)}), last, r});
+  } else {
+    ranks = Call("where", {Call("gt", {nan_count, Int(0)}), last, Mul(qv, last)});
+  }
+  ranks = Call("_to_dtype", {ranks, x->dtype(), false});
+  DimVector out_last = rank_shape;
+  out_last.back() = qv->numel();
+  ranks = Call("expand", {ranks, out_last});
+  auto at = [&](const TensorImplPtr& r) {
+    return Call("gather", {sorted, int64_t{-1}, Call("_to_dtype", {r, DType::kInt64, false})});
+  };
+  TensorImplPtr out;
+  if (mode == "lower") {
+    out = at(Call("floor", {ranks}));
+  } else if (mode == "higher") {
+    out = at(Call("ceil", {ranks}));
+  } else if (mode == "nearest") {
+    out = at(Call("round", {ranks}));
+  } else {
+    TensorImplPtr lo_r = Call("floor", {ranks}), hi_r = Call("ceil", {ranks});
+    TensorImplPtr lo = at(lo_r), hi = at(hi_r);
+    TensorImplPtr w = mode == "linear"
+                          ? Sub(ranks, lo_r)
+                          : Call("where", {Call("gt", {hi_r, lo_r}), Num(0.5), ZerosLike(ranks)});
+    out = Call("lerp.Tensor", {lo, hi, Call("_to_dtype", {w, x->dtype(), false})});
+  }
+  // (..., nq) -> (nq, ...), then keepdim and a scalar q.
+  const int64_t nd = out->ndim();
+  DimVector to_front = {nd - 1};
+  for (int64_t d = 0; d < nd - 1; ++d) to_front.push_back(d);
+  out = Call("permute", {out, to_front});
+  DimVector shape;
+  if (q->ndim() == 1) shape.push_back(q->numel());
+  if (call.args[2].is_none()) {
+    if (keepdim) shape.insert(shape.end(), in_shape.size(), 1);
+  } else {
+    for (size_t d = 0; d < in_shape.size(); ++d) {
+      if (static_cast<int64_t>(d) != dim) {
+        shape.push_back(in_shape[d]);
+      } else if (keepdim) {
+        shape.push_back(1);
+      }
+    }
+  }
+  call.outputs = {Call("reshape", {out, shape})};
+}
+
+OF_OP(
+    "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str "
+    "interpolation='linear') -> Tensor")
+    .Composite(Quantile<false>);
+OF_OP(
+    "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+    "interpolation='linear') -> Tensor")
+    .Composite(Quantile<false>);
+OF_OP(
+    "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str "
+    "interpolation='linear') -> Tensor")
+    .Composite(Quantile<true>);
+OF_OP(
+    "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+    "interpolation='linear') -> Tensor")
+    .Composite(Quantile<true>);
+
+// ---- unique ------------------------------------------------------------------------------------
+
+// The kernels allocate the outputs (their sizes depend on the data). Unlike
+// PyTorch, the unrequested outputs are empty tensors here too.
+void InferSelfDType(OpCall& call) { call.compute_dtype = call.tensor(0)->dtype(); }
+
+OF_OP(
+    "_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) "
+    "-> (Tensor, Tensor, Tensor)")
+    .Infer(InferSelfDType)
+    .NonDifferentiable();
+OF_OP(
+    "_unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool "
+    "return_counts=False) -> (Tensor, Tensor, Tensor)")
+    .Infer([](OpCall& call) {
+      WrapDim(call.args[1].to_int(), call.tensor(0)->ndim());
+      InferSelfDType(call);
+    })
+    .NonDifferentiable();
+OF_OP(
+    "_unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? "
+    "dim=None) -> (Tensor, Tensor, Tensor)")
+    .Infer([](OpCall& call) {
+      if (call.has(3)) WrapDim(call.args[3].to_int(), call.tensor(0)->ndim());
+      InferSelfDType(call);
+    })
+    .NonDifferentiable();
+
+// ---- searchsorted / bucketize
+// --------------------------------------------------------------------
+
+// The sorted sequence and the values are compared in their promoted dtype.
+void InferSearchsorted(OpCall& call) {
+  const TensorImplPtr &seq = call.tensor(0), &v = call.tensor(1);
+  const char* op = "torch.searchsorted()";
+  OF_CHECK(seq->ndim() > 0, RuntimeError, op,
+           ": boundaries tensor should have positive dimension, but got 0 dimension");
+  bool leading_match = seq->ndim() == 1 || seq->ndim() == v->ndim();
+  for (int64_t d = 0; leading_match && seq->ndim() > 1 && d + 1 < seq->ndim(); ++d) {
+    leading_match = seq->shape()[d] == v->shape()[d];
+  }
+  OF_CHECK(leading_match, RuntimeError, op,
+           ": boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+           "tensor and input value tensor must match, but we got boundaries tensor ",
+           ShapeToString(seq->shape()), " and input value tensor ", ShapeToString(v->shape()));
+  if (call.has(4)) {
+    const std::string& side = call.args[4].str();
+    OF_CHECK(side == "left" || side == "right", RuntimeError, op,
+             ": side can only be 'left' or 'right' but got ", side);
+    OF_CHECK(!(call.args[3].to_bool() && side == "left"), RuntimeError, op,
+             ": side and right can't be set to opposites, got side of left while right was True");
+  }
+  if (call.has(5)) {
+    const TensorImplPtr& sorter = call.tensor(5);
+    OF_CHECK(sorter->shape() == seq->shape(), RuntimeError, op,
+             ": boundary and sorter must have the same size, but got boundary tensor ",
+             ShapeToString(seq->shape()), " and got sorter tensor ",
+             ShapeToString(sorter->shape()));
+    OF_CHECK(sorter->dtype() == DType::kInt64, RuntimeError, op,
+             ": sorter must be a tensor of long dtype but got dtype ", TypeName(sorter->dtype()));
+  }
+  std::vector<const Value*> operands = {&call.args[0], &call.args[1]};
+  DType d = ResultType(operands);
+  for (int i : {0, 1}) {
+    if (call.tensor(i)->dtype() != d) {
+      call.args[i] = Value(ToDType(call.tensor(i), d, false), call.args[i].is_wrapped_number());
+    }
+  }
+  call.compute_dtype = d;
+  call.out_meta = {{v->shape(), call.args[2].to_bool() ? DType::kInt32 : DType::kInt64}};
+}
+OF_OP(
+    "searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, "
+    "str? side=None, Tensor? sorter=None) -> Tensor")
+    .Infer(InferSearchsorted)
+    .NonDifferentiable();
+
+OF_OP(
+    "bucketize(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> "
+    "Tensor")
+    .Composite([](OpCall& call) {
+      const TensorImplPtr& b = call.tensor(1);
+      OF_CHECK(b->ndim() == 1, RuntimeError,
+               "bucketize(): boundaries tensor must be 1 dimension, but got dim(", b->ndim(), ")");
+      call.outputs = {Call("searchsorted", {call.args[1], call.args[0], call.args[2], call.args[3],
+                                            Value(), Value()})};
+    });
+
+// ---- bincount / histc
+// ------------------------------------------------------------------------------
+
+void InferBincount(OpCall& call) {
+  const TensorImplPtr& x = call.tensor(0);
+  OF_CHECK(!IsFloatingPoint(x->dtype()) && x->dtype() != DType::kBool, NotImplementedError,
+           "\"bincount_cpu\" not implemented for '", TypeName(x->dtype()), "'");
+  OF_CHECK(x->ndim() == 1, RuntimeError,
+           "bincount only supports 1-d non-negative integral inputs (got shape ",
+           ShapeToString(x->shape()), ").");
+  OF_CHECK(call.args[2].to_int() >= 0, RuntimeError, "bincount(): minlength should be >= 0, got ",
+           call.args[2].to_int());
+  if (call.has(1)) {
+    const TensorImplPtr& w = call.tensor(1);
+    OF_CHECK(w->ndim() == 1 && w->shape()[0] == x->shape()[0], RuntimeError,
+             "bincount(): weights should be 1-d and have the same length as input (got shapes ",
+             ShapeToString(w->shape()), " and ", ShapeToString(x->shape()), ")");
+  }
+  call.compute_dtype = x->dtype();
+}
+OF_OP("bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor")
+    .Infer(InferBincount)
+    .NonDifferentiable();
+
+void InferHistc(OpCall& call) {
+  const TensorImplPtr& x = call.tensor(0);
+  OF_CHECK(IsFloatingPoint(x->dtype()), NotImplementedError,
+           "\"histogram_cpu\" not implemented for '", TypeName(x->dtype()), "'");
+  const int64_t bins = call.args[1].to_int();
+  OF_CHECK(bins > 0, RuntimeError, "torch.histc(): bins must be > 0, but got ", bins);
+  OF_CHECK(call.args[2].scalar().d <= call.args[3].scalar().d, RuntimeError,
+           "torch.histc: max must be larger than min (got min ", call.args[2].scalar().d,
+           " and max ", call.args[3].scalar().d, ")");
+  call.compute_dtype = x->dtype();
+  call.out_meta = {{{bins}, x->dtype()}};
+}
+OF_OP("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor")
+    .Infer(InferHistc)
+    .NonDifferentiable();
+
+}  // namespace
+}  // namespace defs
+}  // namespace oneflow
