@@ -51,7 +51,7 @@ float32 = float = _C.dtype_from_name("float32")
 float64 = double = _C.dtype_from_name("float64")
 
 from oneflow import (
-    _tensor,  # noqa: F401  (adds Python methods to Tensor)
+    _tensor,
     autograd,
     linalg,
     nn,
@@ -109,7 +109,7 @@ def _install_ops(namespace: dict) -> list:
     private or gradient helper ops stay in oneflow._C.ops.
     """
     installed = []
-    for name, first_arg, inplace in _C.op_table:
+    for name, _first_arg, inplace in _C.op_table:
         if inplace or name.startswith("_") or name.endswith("_backward") or name in namespace:
             continue
         namespace[name] = getattr(_C.ops, name)
@@ -118,7 +118,8 @@ def _install_ops(namespace: dict) -> list:
 
 
 from oneflow._tensor import nonzero
-from oneflow._tensor_ops import *  # noqa: F403  (einsum, meshgrid, unique, ...: varargs wrappers)
+from oneflow._tensor_ops import *
+from oneflow._tensor_ops import __all__ as _tensor_ops_all
 
 _op_names = _install_ops(globals())
 
@@ -201,3 +202,5 @@ __all__ = [
     "nn",
 ]  # fmt: skip
 __all__.extend(_op_names)  # the ops derived from the registry
+__all__.extend(n for n in _tensor_ops_all if n not in __all__)
+__all__.append("linalg")

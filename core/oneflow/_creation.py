@@ -137,7 +137,7 @@ def _scan(data: Any, dim: int, shape: list, state: dict) -> Any:
             raise ValueError(f"tensor(): too many dimensions 'str' (a string at dim {dim})")
         raise TypeError("tensor(): invalid data type 'str'")
     if not isinstance(data, (numbers.Real, np.bool_, np.number)):
-        raise RuntimeError(f"tensor(): Could not infer dtype of {type(data).__name__}")  # noqa: TRY004 (as PyTorch)
+        raise RuntimeError(f"tensor(): Could not infer dtype of {type(data).__name__}")
     if dim < len(shape):
         raise TypeError(f"tensor(): expected sequence of length {shape[dim]} at dim {dim} (got a number)")
     state["scalar_dim"] = dim

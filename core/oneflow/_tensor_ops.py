@@ -90,7 +90,7 @@ def cartesian_prod(*tensors) -> oneflow.Tensor:
     return _C.ops.cartesian_prod(_tensors(tensors, "cartesian_prod"))
 
 
-def unique(input, sorted: builtins.bool = True, return_inverse: builtins.bool = False,  # noqa: A002
+def unique(input, sorted: builtins.bool = True, return_inverse: builtins.bool = False,
            return_counts: builtins.bool = False, dim: int | None = None):
     """The sorted unique elements of ``input`` (or unique slices along ``dim``), with the
     inverse indices and the counts when asked for."""
@@ -133,7 +133,7 @@ def _install_methods() -> None:
     return all three unique outputs, or raise RuntimeError for singular input)."""
     Tensor = oneflow.Tensor
 
-    def unique_method(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    def unique_method(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         return unique(self, sorted, return_inverse, return_counts, dim)
 
     def unique_consecutive_method(self, return_inverse=False, return_counts=False, dim=None):

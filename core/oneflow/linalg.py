@@ -120,35 +120,35 @@ def svdvals(A) -> oneflow.Tensor:
     return _C.ops._linalg_svdvals(A)
 
 
-def eigh(A, UPLO: str = "L"):  # noqa: N803 (PyTorch's name)
+def eigh(A, UPLO: str = "L"):
     """``(eigenvalues, eigenvectors)`` of each symmetric matrix in ``A`` (read from its
     lower triangle, or upper with ``UPLO="U"``), eigenvalues ascending."""
     w, v = _C.ops._linalg_eigh(A, UPLO)
     return return_types.make("linalg_eigh", ("eigenvalues", "eigenvectors"), (w, v))
 
 
-def eigvalsh(A, UPLO: str = "L") -> oneflow.Tensor:  # noqa: N803
+def eigvalsh(A, UPLO: str = "L") -> oneflow.Tensor:
     """The eigenvalues of each symmetric matrix in ``A``, ascending."""
     return _C.ops._linalg_eigvalsh(A, UPLO)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim: builtins.bool = False, *, dtype=None) -> oneflow.Tensor:  # noqa: A002
+def vector_norm(x, ord=2, dim=None, keepdim: builtins.bool = False, *, dtype=None) -> oneflow.Tensor:
     """The ``ord``-norm of ``x`` over ``dim`` (all of it when None) as a vector."""
     return _C.ops._linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: builtins.bool = False, *, dtype=None) -> oneflow.Tensor:  # noqa: A002
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: builtins.bool = False, *, dtype=None) -> oneflow.Tensor:
     """The matrix norm over the two dims ``dim``: ``"fro"``, ``"nuc"``, +-1, +-2, +-inf."""
     return _C.ops._linalg_matrix_norm(A, ord, list(dim), keepdim, dtype=dtype)
 
 
-def norm(A, ord=None, dim=None, keepdim: builtins.bool = False, *, dtype=None) -> oneflow.Tensor:  # noqa: A002
+def norm(A, ord=None, dim=None, keepdim: builtins.bool = False, *, dtype=None) -> oneflow.Tensor:
     """A matrix norm (string ``ord``, a 2-tuple ``dim``, or ``ord`` for a 2-D input) or
     a vector norm (of the flattened input when neither ``ord`` nor ``dim`` is given)."""
     return _C.ops._linalg_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
-def cross(input, other, *, dim: int = -1) -> oneflow.Tensor:  # noqa: A002
+def cross(input, other, *, dim: int = -1) -> oneflow.Tensor:
     """The cross product along ``dim`` (of size 3); batch dims broadcast."""
     return _C.ops.cross(input, other, dim)
 
@@ -158,6 +158,6 @@ def diagonal(A, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> oneflow.T
     return _C.ops.diagonal(A, offset, dim1, dim2)
 
 
-def matmul(input, other) -> oneflow.Tensor:  # noqa: A002
+def matmul(input, other) -> oneflow.Tensor:
     """``oneflow.matmul``."""
     return _C.ops.matmul(input, other)

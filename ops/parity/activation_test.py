@@ -7,10 +7,11 @@ import subprocess
 import sys
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 SHAPES = [((2, 3),), ((4, 5, 6),), ((37,),), ((),), ((0, 3),)]
 FLOATS = ("float32", "float64")

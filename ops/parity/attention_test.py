@@ -3,10 +3,11 @@
 import random
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 HALF_TOL = {"rtol": 3e-2, "atol": 3e-2}

@@ -3,10 +3,11 @@ conv_transpose1d/2d/3d and the convolution op under them, forward and gradients 
 weight and bias; plus second-order gradients and the error messages."""
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 # Sums of up to a few hundred products: float32 differs from torch's order of summation.
@@ -301,7 +302,7 @@ def _raises(fn, *args, **kwargs):
 
 
 def test_errors():
-    ones = lambda m, *s: m.ones(*s)  # noqa: E731
+    ones = lambda m, *s: m.ones(*s)
     msg = _raises(lambda m: F(m).conv2d(ones(m, 2, 4, 5, 5), ones(m, 3, 3, 3, 3)))
     assert "conv2d" in msg and "[2, 4, 5, 5]" in msg and "[3, 3, 3, 3]" in msg and "to have 3 channels" in msg
     msg = _raises(lambda m: F(m).conv2d(ones(m, 2, 4, 5, 5), ones(m, 3, 2, 3, 3), groups=2))

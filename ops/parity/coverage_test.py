@@ -3,8 +3,9 @@
 import importlib
 import pathlib
 
-import oneflow as flow
 from parity import covered_ops
+
+import oneflow as flow
 
 # Gradient helpers are exercised through the ops whose backward uses them.
 _INTERNAL_SUFFIXES = ("_backward",)

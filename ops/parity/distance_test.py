@@ -2,10 +2,11 @@
 ``nn.functional``: dims, broadcasting, norms, eps at zero vectors, values and gradients; bad input."""
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 
 def F(m):

@@ -7,10 +7,11 @@ near 1 - p, and channel-wise dropout zeroes whole channels. Rows whose result is
 """
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 ALL_FLOATS = ("float32", "float64", "float16", "bfloat16")

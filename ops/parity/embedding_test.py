@@ -7,10 +7,11 @@ gets its own indices); the weight has at least 8 rows.
 import random
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 ALL_FLOATS = ("float32", "float64", "float16", "bfloat16")

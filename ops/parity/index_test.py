@@ -2,10 +2,11 @@
 __setitem__ index expressions (basic, advanced and mixed), forward and backward, against torch."""
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 ALL = ("float32", "float64", "int64", "bool")
 NUM = ("float32", "float64", "int32")

@@ -8,10 +8,11 @@ those gauge-invariant functions. QR follows LAPACK's sign convention, so Q and R
 """
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 # float32 inputs are decomposed in float64 here and in float32 by LAPACK in PyTorch.

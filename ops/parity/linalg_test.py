@@ -5,10 +5,11 @@ import subprocess
 import sys
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 NUMERIC = ("float32", "float64", "int64")

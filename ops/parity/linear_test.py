@@ -2,10 +2,11 @@
 
 import random
 
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 HALF_TOL = {"rtol": 3e-2, "atol": 3e-2}

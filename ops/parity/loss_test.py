@@ -9,10 +9,11 @@ import sys
 import warnings
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 REDUCTIONS = ("none", "mean", "sum")

@@ -3,10 +3,11 @@ argument, adaptive average and max pooling, max_unpool; values, indices and inpu
 batched and unbatched inputs; plus second-order gradients and the error messages."""
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 INTS = ("int64",)
@@ -178,7 +179,7 @@ def _raises(fn):
 
 
 def test_errors():
-    x = lambda m, *s: m.ones(*s)  # noqa: E731
+    x = lambda m, *s: m.ones(*s)
     msg = _raises(lambda m: F(m).max_pool2d(x(m, 1, 1, 5, 5), 3, padding=2))
     assert "max_pool2d" in msg and "pad should be at most half" in msg and "[1, 1, 5, 5]" in msg
     msg = _raises(lambda m: F(m).avg_pool3d(x(m, 1, 1, 5, 5, 5), 2, padding=2))

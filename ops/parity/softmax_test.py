@@ -4,10 +4,11 @@ import random
 import warnings
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 ALL_FLOATS = ("float32", "float64", "float16", "bfloat16")

@@ -3,10 +3,11 @@ kthvalue, median/nanmedian, mode, cummax/cummin, quantile/nanquantile, unique, s
 bincount, histc."""
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 NUMERIC = ("float32", "float64", "int64")

@@ -3,10 +3,11 @@ index updates, masked_scatter, nan_to_num, take/take_along_dim, as_strided, mesh
 Tensor.new_* methods."""
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 NUMERIC = ("float32", "float64", "int64")

@@ -2,10 +2,11 @@
 rows in elementwise_test.py)."""
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 FLOATS = ("float32", "float64")
 NUMERIC = ("float32", "float64", "int64", "int32")

@@ -8,10 +8,11 @@ checks the same cases. test_errors checks bad arguments against torch's exceptio
 import random
 
 import numpy as np
-import oneflow as flow
 import pytest
 import torch
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 ALL = ("float32", "float64", "int64")
 _RNG = random.Random(20240611)
@@ -188,8 +189,8 @@ def _double_backward(m, x, f):
 
 
 def _shape_rows():
-    ps = lambda r: lambda m, x: m.nn.functional.pixel_shuffle(x, r)  # noqa: E731
-    pu = lambda r: lambda m, x: m.nn.functional.pixel_unshuffle(x, r)  # noqa: E731
+    ps = lambda r: lambda m, x: m.nn.functional.pixel_shuffle(x, r)
+    pu = lambda r: lambda m, x: m.nn.functional.pixel_unshuffle(x, r)
     rows = [
         OpCase(ops=("pixel_shuffle",), fn=ps(2), shapes=[((2, 8, 3, 3),), ((12, 2, 3),), ((2, 1, 9, 2, 3),)],
                dtypes=ALL),

@@ -20,8 +20,9 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-import oneflow as flow
 import torch
+
+import oneflow as flow
 
 
 @dataclasses.dataclass

@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-import oneflow as flow
 import torch
-
 from eager_overhead import Case, format_row, measure
+
+import oneflow as flow
 
 
 def F(m):
@@ -49,7 +49,7 @@ def _conv(stride, padding, backward):
 def _layer_norm(backward):
     def make(m, x, w, b):
         x, w, b = m.tensor(x), m.tensor(w), m.tensor(b)
-        fwd = lambda a, g, h: F(m).layer_norm(a, (768,), g, h)  # noqa: E731
+        fwd = lambda a, g, h: F(m).layer_norm(a, (768,), g, h)
         if not backward:
             return lambda: (fwd(x, w, b),)
         for t in (x, w, b):

@@ -4,6 +4,7 @@
 """
 
 import numpy as np
+
 import oneflow as flow
 
 

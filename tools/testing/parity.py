@@ -24,8 +24,9 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import oneflow as flow
 import torch
+
+import oneflow as flow
 
 _TOL = {
     "float16": (2e-2, 2e-2),
@@ -145,10 +146,10 @@ def run_case(case: OpCase, seed: int = 0) -> int:
                 what = f"{case.name} shapes={shapes} dtype={dtype} noncontiguous={noncontig}"
                 try:
                     theirs = _flatten(case.fn(torch, *theirs_in))
-                except Exception as e:  # noqa: BLE001 (torch refuses: we must refuse with the same type)
+                except Exception as e:
                     try:
                         case.fn(flow, *ours_in)
-                    except Exception as ours_e:  # noqa: BLE001
+                    except Exception as ours_e:
                         assert type(ours_e).__name__ == type(e).__name__ or isinstance(ours_e, type(e)), (
                             f"{what}: torch raised {type(e).__name__}, we raised {type(ours_e).__name__}: {ours_e}"
                         )

@@ -9,6 +9,6 @@ import pkgutil as _pkgutil
 # Plugins contribute subpackages of oneflow.nn (oneflow.nn.graph from the graph wheel).
 __path__ = _pkgutil.extend_path(__path__, __name__)
 
-from oneflow.nn import functional  # noqa: E402
+from oneflow.nn import functional
 
 __all__ = ["functional"]
