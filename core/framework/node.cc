@@ -45,14 +45,32 @@ void Node::RunOutputHooks(TensorList& grads) {
   }
 }
 
+namespace {
+
+// True when `g` is the only reference to its memory, owns exactly that memory,
+// and is laid out like `leaf` (so .grad can take it over without a copy).
+bool IsPrivateDenseBuffer(const TensorImplPtr& g, const TensorImpl& leaf) {
+  return g.use_count() == 1 && g->storage().use_count() == 1 && !g->grad_fn() && !g->view_base() &&
+         g->storage_offset() == 0 && g->shape() == leaf.shape() && g->stride() == leaf.stride() &&
+         g->dtype() == leaf.dtype() && IsNonOverlappingAndDense(g->shape(), g->stride()) &&
+         g->storage()->nbytes() == static_cast<size_t>(g->numel() * g->itemsize());
+}
+
+}  // namespace
+
 TensorList AccumulateGrad::Apply(TensorList&& grads) {
   TensorImplPtr leaf = leaf_.lock();
   if (!leaf || grads.empty() || !grads[0]) return {};
   AutogradMeta& meta = leaf->autograd();
-  TensorImplPtr g = grads[0];
+  TensorImplPtr g = std::move(grads[0]);
   if (!meta.grad) {
-    // Keep the gradient's graph only when building a higher-order graph.
-    meta.grad = GradMode::is_enabled() ? g : Call("clone", {g->Detach()});
+    if (GradMode::is_enabled()) {
+      meta.grad = g;  // building a higher-order graph: keep the gradient's history
+    } else if (IsPrivateDenseBuffer(g, *leaf)) {
+      meta.grad = g;  // nobody else can see this memory: keep it instead of copying
+    } else {
+      meta.grad = Call("clone", {g->Detach()});
+    }
   } else if (GradMode::is_enabled()) {
     meta.grad = Call("add", {meta.grad, g});
   } else {

@@ -7,6 +7,7 @@
 
 #include "core/runtime/device_kernels.h"
 #include "core/runtime/error.h"
+#include "core/runtime/parallel.h"
 
 namespace oneflow {
 namespace {
@@ -85,7 +86,10 @@ void CopyTyped(const TensorImpl& src, TensorImpl& dst) {
                To* pd = d + ob;
                if constexpr (std::is_same_v<From, To>) {
                  if (sa == 1 && sb == 1) {
-                   std::memmove(pd, ps, n * sizeof(To));
+                   // Large dense copies (clone, contiguous) use every thread.
+                   ParallelFor(n, 1 << 18, [&](int64_t b, int64_t e) {
+                     std::memmove(pd + b, ps + b, (e - b) * sizeof(To));
+                   });
                    return;
                  }
                }
