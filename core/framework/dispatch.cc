@@ -17,13 +17,12 @@ class OpNode final : public Node {
   explicit OpNode(BackwardCtx ctx) : ctx_(std::move(ctx)) {}
 
   TensorList Apply(TensorList&& grads) override {
-    OF_CHECK(!released_, RuntimeError,
-             "Trying to backward through the graph a second time (or directly access saved tensors "
-             "after they have already been freed). Saved intermediate values of the graph are "
-             "freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you "
-             "need to backward through the graph a second time or if you need to access saved "
-             "tensors after calling backward. (op: ",
-             ctx_.op->schema().name, ")");
+    OF_CHECK(
+        !released_, RuntimeError,
+        "cannot backward through the graph a second time: the values it saved were freed by "
+        "the first .backward() or autograd.grad(); pass retain_graph=True to that call to keep "
+        "them (op: ",
+        ctx_.op->schema().name, ")");
     ctx_.grads = std::move(grads);
     ctx_.node = shared_from_this();
     ctx_.needs_grad.resize(next_edges().size());
@@ -154,7 +153,7 @@ class CopySlices final : public Node {
 void RebaseViewHistory(const TensorImplPtr& self, const std::shared_ptr<Node>& node) {
   const TensorImplPtr& base = self->view_base();
   OF_CHECK(!(base->is_leaf() && base->requires_grad()), RuntimeError,
-           "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+           "in-place operation on a view of a leaf tensor that requires grad");
   OF_CHECK(IsNonOverlappingAndDense(base->shape(), base->stride()), NotImplementedError,
            "autograd of an in-place op on a view of a tensor with a non-dense layout");
   ViewGeometry geometry(*base, *self);
@@ -369,8 +368,7 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
     const TensorImplPtr& self = call.tensor(0);
     if (record) {
       OF_CHECK(!(self->is_leaf() && self->requires_grad()), RuntimeError,
-               "a leaf Variable that requires grad is being used in an in-place operation. (op: ",
-               schema.name, ")");
+               "in-place operation on a leaf tensor that requires grad (op: ", schema.name, ")");
       self_before = Clone(self);  // the formula may need the value before the update
     }
   }

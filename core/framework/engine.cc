@@ -41,9 +41,9 @@ TensorList RunBackward(const TensorList& roots, const TensorList& grad_roots, bo
     OF_CHECK(roots[i]->requires_grad(), RuntimeError, "element ", i,
              " of tensors does not require grad and does not have a grad_fn");
     OF_CHECK(grad_roots[i]->shape() == roots[i]->shape(), RuntimeError,
-             "Mismatch in shape: grad_output[", i, "] has a shape of ",
-             ShapeToString(grad_roots[i]->shape()), " and output[", i, "] has a shape of ",
-             ShapeToString(roots[i]->shape()), ".");
+             "backward: the gradient given for output ", i, " has shape ",
+             ShapeToString(grad_roots[i]->shape()), " but the output has shape ",
+             ShapeToString(roots[i]->shape()));
     root_edges.push_back(GradientEdge(roots[i]));
   }
 
@@ -156,10 +156,8 @@ TensorList RunBackward(const TensorList& roots, const TensorList& grad_roots, bo
   }
 
   for (size_t i = 0; i < inputs.size(); ++i) {
-    OF_CHECK(captured[i] || allow_unused, RuntimeError, "One of the differentiated Tensors (index ",
-             i,
-             ") appears to not have been used in the graph. Set allow_unused=True if this is the "
-             "desired behavior.");
+    OF_CHECK(captured[i] || allow_unused, RuntimeError, "autograd.grad: input ", i,
+             " was not used to compute the outputs; pass allow_unused=True to get None for it");
   }
   return captured;
 }

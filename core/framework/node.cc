@@ -112,19 +112,15 @@ SavedTensor::SavedTensor(const TensorImplPtr& t, bool is_output, uint32_t output
 
 TensorImplPtr SavedTensor::Unpack(const std::shared_ptr<Node>& node) const {
   if (!defined_) return nullptr;
-  OF_CHECK(!released_, RuntimeError,
-           "Trying to backward through the graph a second time (or directly access saved tensors "
-           "after they have already been freed). Saved intermediate values of the graph are freed "
-           "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-           "backward through the graph a second time or if you need to access saved tensors after "
-           "calling backward.");
+  OF_CHECK(
+      !released_, RuntimeError,
+      "cannot backward through the graph a second time: the values it saved were freed by the "
+      "first .backward() or autograd.grad(); pass retain_graph=True to that call to keep them");
   OF_CHECK(data_->version() == saved_version_, RuntimeError,
-           "one of the variables needed for gradient computation has been modified by an inplace "
-           "operation: [oneflow.",
+           "a tensor saved for backward was modified by an in-place operation since: [oneflow.",
            DTypeName(data_->dtype()), " ", ShapeToString(data_->shape()), "]",
            node ? ", which is output " + std::to_string(output_nr_) + " of " + node->name() : "",
-           ", is at version ", data_->version(), "; expected version ", saved_version_,
-           " instead.");
+           ", is at version ", data_->version(), " but was saved at version ", saved_version_);
   if (!is_output_ || !node) return data_;
   // Double backward needs the output connected to the node that made it.
   TensorImplPtr t = data_->Detach();

@@ -99,9 +99,9 @@ def test_errors_match_torch():
         (second_backward, "backward through the graph a second time"),
         (no_grad_backward, "does not require grad"),
         (non_scalar, "only for scalar outputs"),
-        (leaf_inplace, "leaf Variable that requires grad"),
-        (modified_saved, "modified by an inplace operation"),
-        (view_of_leaf_inplace, "view of a leaf Variable"),
+        (leaf_inplace, "leaf tensor that requires grad"),
+        (modified_saved, "modified by an in-place operation"),
+        (view_of_leaf_inplace, "view of a leaf tensor"),
     ]:
         with pytest.raises(RuntimeError):
             fn(torch)
@@ -249,5 +249,5 @@ def test_requires_grad_rules():
     with pytest.raises(RuntimeError, match="floating point"):
         flow.tensor([1]).requires_grad_()
     y = flow.tensor([1.0], requires_grad=True) * 2
-    with pytest.raises(RuntimeError, match="leaf variables"):
+    with pytest.raises(RuntimeError, match="leaf tensors"):
         y.requires_grad_(False)

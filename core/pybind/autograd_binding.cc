@@ -26,11 +26,11 @@ class PyFunctionNode final : public Node {
 
   TensorList Apply(TensorList&& grads) override {
     py::gil_scoped_acquire gil;
-    OF_CHECK(ctx_, RuntimeError,
-             "Trying to backward through the graph a second time (or directly access saved "
-             "tensors after they have already been freed). Specify retain_graph=True if you need "
-             "to backward through the graph a second time. (function: ",
-             name_, ")");
+    OF_CHECK(
+        ctx_, RuntimeError,
+        "cannot backward through the graph a second time: the values it saved were freed by the "
+        "first backward; pass retain_graph=True to that call to keep them (function: ",
+        name_, ")");
     py::tuple args(grads.size() + 1);
     args[0] = ctx_;
     for (size_t i = 0; i < grads.size(); ++i) {
@@ -87,7 +87,8 @@ TensorList Seeds(const TensorList& roots, const TensorList& given) {
       continue;
     }
     OF_CHECK(roots[i]->numel() == 1, RuntimeError,
-             "grad can be implicitly created only for scalar outputs");
+             "backward: a gradient must be given for a non-scalar output (one of shape ",
+             ShapeToString(roots[i]->shape()), "); it is implied only for scalar outputs");
     out.push_back(Full(roots[i]->shape(), Scalar::Int(1), roots[i]->dtype(), roots[i]->device()));
   }
   return out;

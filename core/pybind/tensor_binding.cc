@@ -87,7 +87,7 @@ py::array ToNumpy(const TensorImplPtr& t) {
       t->device().type == DeviceType::kCPU, TypeError, "can't convert ", t->device().ToString(),
       " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   OF_CHECK(!t->requires_grad(), RuntimeError,
-           "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+           "numpy(): the tensor requires grad; call tensor.detach().numpy() to get its values");
   const char* format = NumpyFormat(t->dtype());
   OF_CHECK(format != nullptr, TypeError, "numpy(): NumPy has no ", DTypeName(t->dtype()),
            " type; convert first, e.g. tensor.float().numpy()");
@@ -117,12 +117,11 @@ TensorImplPtr FromNumpy(py::handle obj) {
   for (py::ssize_t i = 0; i < arr.ndim(); ++i) {
     int64_t bytes = arr.strides(i);
     OF_CHECK(bytes >= 0, ValueError,
-             "At least one stride in the given numpy array is negative, and tensors with negative "
-             "strides are not currently supported. (You can probably work around this by making a "
-             "copy of your array  with array.copy().)");
+             "from_numpy(): the array has a negative stride, which tensors do not support; pass "
+             "a copy (array.copy())");
     OF_CHECK(bytes % itemsize == 0, ValueError,
-             "given numpy array strides not a multiple of the "
-             "element byte size. Copy the numpy array to reallocate the memory.");
+             "from_numpy(): the array's strides are not multiples "
+             "of its item size; pass a copy (array.copy())");
     shape.push_back(arr.shape(i));
     stride.push_back(bytes / itemsize);
     empty = empty || arr.shape(i) == 0;

@@ -84,9 +84,8 @@ void TensorImpl::set_requires_grad(bool requires_grad) {
            "only Tensors of floating point dtype can require gradients, got dtype oneflow.",
            DTypeName(dtype_));
   OF_CHECK(is_leaf() || requires_grad, RuntimeError,
-           "you can only change requires_grad flags of leaf variables. If you want to use a "
-           "computed variable in a subgraph that doesn't require differentiation use "
-           "var_no_grad = var.detach().");
+           "requires_grad can only be changed on leaf tensors; a computed tensor requires grad "
+           "because its inputs do (use tensor.detach() for a copy without history)");
   if (!requires_grad && !autograd_) return;
   autograd().requires_grad = requires_grad;
 }

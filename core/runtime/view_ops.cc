@@ -13,8 +13,8 @@ TensorImplPtr View(const TensorImplPtr& t, const DimVector& shape) {
   OF_CHECK(stride.has_value(), RuntimeError, "view(): size ", ShapeToString(new_shape),
            " is not compatible with input tensor's size ", ShapeToString(t->shape()),
            " and stride ", ShapeToString(t->stride()),
-           " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) "
-           "instead.");
+           " without a copy (a dim would have to span two separately strided blocks); use "
+           ".reshape(...), which copies when it must");
   return t->AsStrided(new_shape, *stride, t->storage_offset());
 }
 

@@ -200,8 +200,7 @@ OF_KERNEL_WITH_INPLACE("add", kCPU, kAllDTypes, &AddKernel);
 
 void SubKernel(OpCall& c) {
   OF_CHECK(c.compute_dtype != DType::kBool, RuntimeError,
-           "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-           "`logical_xor()` operator instead.");
+           "sub(): bool tensors cannot be subtracted; use logical_xor (or ^) for bools");
   DispatchNumeric(c.compute_dtype, "sub", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;

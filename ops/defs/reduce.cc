@@ -195,9 +195,7 @@ OF_OP(
 // mean: floating inputs only, as in PyTorch.
 void CheckMeanDType(const OpCall& call, DType d) {
   OF_CHECK(IsFloatingPoint(d), RuntimeError,
-           "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-           "complex dtype. Got: ",
-           DTypeName(d));
+           "mean(): needs a floating point input (or dtype=), got ", DTypeName(d));
 }
 void InferMeanAll(OpCall& call) {
   DType d = call.args[1].is_none() ? call.tensor(0)->dtype() : call.args[1].dtype();

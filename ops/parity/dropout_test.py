@@ -203,7 +203,7 @@ def test_errors():
     msg = _raises(lambda m: F(m).dropout2d(m.ones(2, 3, 4), -0.1))
     assert "dropout probability" in msg and "-0.1" in msg
     msg = _raises(lambda m: F(m).dropout1d(m.ones(2, 3, 4, 5)))
-    assert "dropout1d" in msg and "4D" in msg
+    assert "dropout1d" in msg and "4-D" in msg and "[2, 3, 4, 5]" in msg
     msg = _raises(lambda m: m.dropout(m.ones(3), 2.0, True))
     assert "dropout" in msg and "2" in msg
     msg = _raises(lambda m: m.feature_dropout(m.ones(3), 0.5, True))

@@ -24,16 +24,14 @@ class FunctionCtx:
     def saved_tensors(self) -> tuple:
         if self._released:
             raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Specify retain_graph=True if you "
-                "need to backward through the graph a second time."
+                "cannot backward through the graph a second time: the saved tensors were freed by "
+                "the first backward; pass retain_graph=True to that call to keep them"
             )
         for t, v in zip(self._saved, self._versions):
             if t is not None and t._version != v:
                 raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: [{t.dtype} {list(t.shape)}] is at version {t._version}; "
-                    f"expected version {v} instead."
+                    "a tensor saved for backward was modified by an in-place operation since: "
+                    f"[{t.dtype} {list(t.shape)}] is at version {t._version} but was saved at version {v}"
                 )
         return self._saved
 
@@ -68,11 +66,11 @@ class Function:
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+        raise NotImplementedError("subclasses of autograd.Function must define forward(ctx, *args)")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+        raise NotImplementedError("subclasses of autograd.Function must define backward(ctx, *grad_outputs)")
 
     @classmethod
     def apply(cls, *args):

@@ -39,9 +39,8 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     inp_dim = input.dim()
     if inp_dim not in (2, 3):
         raise RuntimeError(
-            f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. Note that dropout1d exists to "
-            "provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional "
-            "batch dimension (i.e. 2D or 3D inputs).")
+            f"dropout1d: expected a 2-D (C, L) or 3-D (N, C, L) input, got {inp_dim}-D with shape "
+            f"{list(input.shape)}; it drops whole channels of inputs with one spatial dim.")
     return _feature_dropout(input, p, training, inplace, inp_dim == 3)
 
 
@@ -51,16 +50,12 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     inp_dim = input.dim()
     if inp_dim not in (3, 4):
         warnings.warn(
-            f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and will result in an error "
-            "in a future release. To retain the behavior and silence this warning, please use dropout instead. Note "
-            "that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial dimensions, a channel "
-            "dimension, and an optional batch dimension (i.e. 3D or 4D inputs).")
+            f"dropout2d: got a {inp_dim}-D input; it expects 3-D (C, H, W) or 4-D (N, C, H, W) inputs and other "
+            "ranks are deprecated. Use dropout for element-wise dropout.", stacklevel=2)
     if inp_dim == 3:
         warnings.warn(
-            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
-            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
-            "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
-            "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d instead.")
+            "dropout2d: a 3-D input is read as (N, C, L) and gets 1-D channel dropout, as in PyTorch; that reading "
+            "is deprecated. Use dropout1d for (N, C, L) inputs.", stacklevel=2)
     return _feature_dropout(input, p, training, inplace, True)
 
 
@@ -70,8 +65,6 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     inp_dim = input.dim()
     if inp_dim not in (4, 5):
         warnings.warn(
-            f"dropout3d: Received a {inp_dim}-D input to dropout3d, which is deprecated and will result in an error "
-            "in a future release. To retain the behavior and silence this warning, please use dropout instead. Note "
-            "that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial dimensions, a channel "
-            "dimension, and an optional batch dimension (i.e. 4D or 5D inputs).")
+            f"dropout3d: got a {inp_dim}-D input; it expects 4-D (C, D, H, W) or 5-D (N, C, D, H, W) inputs and "
+            "other ranks are deprecated. Use dropout for element-wise dropout.", stacklevel=2)
     return _feature_dropout(input, p, training, inplace, inp_dim == 5)

@@ -35,12 +35,11 @@ def _reduction(size_average, reduce, reduction):
         reduce = True if reduce is None else reduce
         reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
         warnings.warn(
-            f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+            f"size_average and reduce are deprecated; they mean reduction='{reduction}' here.",
             stacklevel=3,
         )
     if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
-                      stacklevel=3)
+        warnings.warn("reduction='elementwise_mean' is a deprecated spelling of reduction='mean'.", stacklevel=3)
         reduction = "mean"
     return reduction
 
@@ -84,9 +83,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if reduction == "mean" and size_average is None and reduce is None:
         warnings.warn(
-            "reduction: 'mean' divides the total loss by both the batch size and the support size."
-            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            "kl_div: reduction='mean' averages over every element, not over the batch; reduction='batchmean' "
+            "gives the mathematical KL divergence (sum over the batch divided by its size).",
             stacklevel=2,
         )
     return _ops.kl_div(input, target, _reduction(size_average, reduce, reduction), log_target=log_target)

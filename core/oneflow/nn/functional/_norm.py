@@ -62,7 +62,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     warnings.warn(
-        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        f"{name}: called without dim, so dim is guessed from the input's rank (deprecated); pass dim explicitly.",
         stacklevel=stacklevel,
     )
     return 0 if ndim in (0, 1, 3) else 1

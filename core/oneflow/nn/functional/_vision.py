@@ -156,8 +156,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         )
     if align_corners is None:
         warnings.warn(
-            "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
-            "Please specify align_corners=True if the old behavior is desired.",
+            "align_corners was not given: using align_corners=False (the default since PyTorch 1.3); pass it "
+            "explicitly to silence this warning.",
             stacklevel=2,
         )
         align_corners = False
@@ -168,8 +168,8 @@ def affine_grid(theta, size, align_corners=None):
     """The sampling grid (N, H, W, 2) or (N, D, H, W, 3) of the affine maps ``theta``."""
     if align_corners is None:
         warnings.warn(
-            "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
-            "Please specify align_corners=True if the old behavior is desired.",
+            "align_corners was not given: using align_corners=False (the default since PyTorch 1.3); pass it "
+            "explicitly to silence this warning.",
             stacklevel=2,
         )
         align_corners = False
