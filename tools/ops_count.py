@@ -2,9 +2,9 @@
 
     ./tools/bazel run //tools:ops_count
 
-Prints the number of distinct public ops (one per name; in-place twins and
-overloads not counted again), then the in-place variants, internal helper ops
-and schemas (every overload) behind them.
+Prints the number of distinct ops in the registry (one per name; overloads of a
+name not counted again), how many of them are public functions, in-place
+variants and internal helper ops, and the number of schemas (every overload).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ def counts() -> dict:
     internal = {n for n in names if n.startswith("_") or n.endswith("_backward")}
     public = [n for n in names if n not in inplace and n not in internal]
     return {
+        "distinct ops in the registry": len(names),
         "public ops": len(public),
         "in-place variants": len(inplace - internal),
         "internal helper ops": len(internal),
