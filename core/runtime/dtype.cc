@@ -7,6 +7,7 @@ namespace {
 
 struct DTypeInfo {
   const char* name;
+  const char* legacy_name;
   int64_t itemsize;
   bool floating;
   bool is_signed;
@@ -14,16 +15,16 @@ struct DTypeInfo {
 
 // Indexed by DType; kept in sync with enum class DType.
 constexpr std::array<DTypeInfo, kNumDTypes> kInfo = {{
-    {"bool", 1, false, false},
-    {"uint8", 1, false, false},
-    {"int8", 1, false, true},
-    {"int16", 2, false, true},
-    {"int32", 4, false, true},
-    {"int64", 8, false, true},
-    {"float16", 2, true, true},
-    {"bfloat16", 2, true, true},
-    {"float32", 4, true, true},
-    {"float64", 8, true, true},
+    {"bool", "Bool", 1, false, false},
+    {"uint8", "Byte", 1, false, false},
+    {"int8", "Char", 1, false, true},
+    {"int16", "Short", 2, false, true},
+    {"int32", "Int", 4, false, true},
+    {"int64", "Long", 8, false, true},
+    {"float16", "Half", 2, true, true},
+    {"bfloat16", "BFloat16", 2, true, true},
+    {"float32", "Float", 4, true, true},
+    {"float64", "Double", 8, true, true},
 }};
 
 const DTypeInfo& Info(DType dtype) { return kInfo[static_cast<int>(dtype)]; }
@@ -32,6 +33,7 @@ const DTypeInfo& Info(DType dtype) { return kInfo[static_cast<int>(dtype)]; }
 
 int64_t ItemSize(DType dtype) { return Info(dtype).itemsize; }
 const char* DTypeName(DType dtype) { return Info(dtype).name; }
+const char* LegacyTypeName(DType dtype) { return Info(dtype).legacy_name; }
 bool IsFloatingPoint(DType dtype) { return Info(dtype).floating; }
 bool IsSigned(DType dtype) { return Info(dtype).is_signed; }
 

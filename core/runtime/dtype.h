@@ -77,6 +77,9 @@ const char* DTypeName(DType dtype);
 bool IsFloatingPoint(DType dtype);
 // True for the signed integer and floating point types.
 bool IsSigned(DType dtype);
+// PyTorch's legacy scalar-type name ("Float", "Long", "Half", ...), which its
+// error messages use and ours mirror.
+const char* LegacyTypeName(DType dtype);
 // Parses a canonical name or a PyTorch alias ("float", "double", "half",
 // "long", "int", "short", "byte", "char").
 std::optional<DType> DTypeFromName(std::string_view name);

@@ -38,31 +38,6 @@ const char* CppTypeName(DType d) {
   }
   return "?";
 }
-const char* ScalarTypeName(DType d) {
-  switch (d) {
-    case DType::kBool:
-      return "Bool";
-    case DType::kUInt8:
-      return "Byte";
-    case DType::kInt8:
-      return "Char";
-    case DType::kInt16:
-      return "Short";
-    case DType::kInt32:
-      return "Int";
-    case DType::kInt64:
-      return "Long";
-    case DType::kFloat16:
-      return "Half";
-    case DType::kBFloat16:
-      return "BFloat16";
-    case DType::kFloat32:
-      return "Float";
-    case DType::kFloat64:
-      return "Double";
-  }
-  return "?";
-}
 
 // "2x3" for a matrix (and "3" for a vector, "2x2x3" for a batch).
 std::string Dims(const DimVector& shape) {
@@ -107,8 +82,8 @@ void CheckAddDTypes(const OpCall& call, const char* op) {
   const TensorImplPtr& self = call.tensor(0);
   CheckSameDType(call.tensor(1), call.tensor(2));
   OF_CHECK(self->dtype() == call.tensor(2)->dtype(), RuntimeError, op,
-           "(): self and mat2 must have the same dtype, but got ", ScalarTypeName(self->dtype()),
-           " and ", ScalarTypeName(call.tensor(2)->dtype()));
+           "(): self and mat2 must have the same dtype, but got ", LegacyTypeName(self->dtype()),
+           " and ", LegacyTypeName(call.tensor(2)->dtype()));
 }
 
 DimVector MmShape(const TensorImplPtr& a, const TensorImplPtr& b, const char* op,
@@ -166,7 +141,7 @@ void InferMv(OpCall& call) {
            Dims(a->shape()), "), vec (", v->shape()[0], ")");
   OF_CHECK(a->dtype() == v->dtype(), RuntimeError,
            "mv(): expected self and vec to have the same dtype, but got ",
-           ScalarTypeName(a->dtype()), " and ", ScalarTypeName(v->dtype()));
+           LegacyTypeName(a->dtype()), " and ", LegacyTypeName(v->dtype()));
   SetOutput(call, a->dtype(), {a->shape()[0]});
 }
 
@@ -179,8 +154,8 @@ void InferDot(OpCall& call) {
            b->shape()[0], "] to have the same number of elements, but got ", a->shape()[0], " and ",
            b->shape()[0], " elements respectively");
   OF_CHECK(a->dtype() == b->dtype(), RuntimeError,
-           "dot : expected both vectors to have same dtype, but found ", ScalarTypeName(a->dtype()),
-           " and ", ScalarTypeName(b->dtype()));
+           "dot : expected both vectors to have same dtype, but found ", LegacyTypeName(a->dtype()),
+           " and ", LegacyTypeName(b->dtype()));
   SetOutput(call, a->dtype(), {});
 }
 

@@ -19,39 +19,13 @@ namespace oneflow {
 namespace defs {
 namespace {
 
-const char* TypeName(DType d) {
-  switch (d) {
-    case DType::kBool:
-      return "Bool";
-    case DType::kUInt8:
-      return "Byte";
-    case DType::kInt8:
-      return "Char";
-    case DType::kInt16:
-      return "Short";
-    case DType::kInt32:
-      return "Int";
-    case DType::kInt64:
-      return "Long";
-    case DType::kFloat16:
-      return "Half";
-    case DType::kBFloat16:
-      return "BFloat16";
-    case DType::kFloat32:
-      return "Float";
-    case DType::kFloat64:
-      return "Double";
-  }
-  return "?";
-}
-
 // A float32/float64 tensor of (batches of) matrices, square when asked.
 void CheckMatrix(const TensorImplPtr& a, const char* op, bool square, const char* name = "A") {
   const DType d = a->dtype();
   OF_CHECK(d == DType::kFloat32 || d == DType::kFloat64, RuntimeError, op,
            IsFloatingPoint(d) ? ": Low precision dtypes not supported. Got "
                               : ": Expected a floating point or complex tensor as input. Got ",
-           TypeName(d));
+           LegacyTypeName(d));
   OF_CHECK(a->ndim() >= 2, RuntimeError, op, ": The input tensor ", name,
            " must have at least 2 dimensions.");
   const int64_t m = a->shape()[a->ndim() - 2], n = a->shape()[a->ndim() - 1];
@@ -200,8 +174,8 @@ TensorImplPtr SolveShapes(TensorImplPtr a, TensorImplPtr b, bool left, const cha
   OF_CHECK(b->ndim() >= 1, RuntimeError, op,
            ": The input tensor B must have at least 1 dimensions.");
   OF_CHECK(a->dtype() == b->dtype(), RuntimeError, op,
-           ": Expected A and B to have the same dtype, but found A of type ", TypeName(a->dtype()),
-           " and B of type ", TypeName(b->dtype()), " instead");
+           ": Expected A and B to have the same dtype, but found A of type ",
+           LegacyTypeName(a->dtype()), " and B of type ", LegacyTypeName(b->dtype()), " instead");
   const bool vector =
       b->ndim() == 1 || (b->ndim() == a->ndim() - 1 &&
                          b->shape() == DimVector(a->shape().begin(), a->shape().end() - 1));
@@ -478,7 +452,7 @@ OF_OP(
       const TensorImplPtr& x = call.tensor(0);
       OF_CHECK(IsFloatingPoint(x->dtype()), RuntimeError,
                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
-               TypeName(x->dtype()));
+               LegacyTypeName(x->dtype()));
       Value dim = call.args[2];
       if (!dim.is_none() && dim.int_list().empty()) dim = Value();
       call.outputs = {Call("norm", {x, call.args[1], dim, call.args[3], call.args[4]})};
@@ -493,7 +467,8 @@ TensorImplPtr MatrixNorm(TensorImplPtr a, const std::string& ord_str, double ord
   OF_CHECK(a->ndim() >= 2, RuntimeError, op,
            ": The input tensor A must have at least 2 dimensions.");
   OF_CHECK(IsFloatingPoint(a->dtype()), RuntimeError, op,
-           ": Expected a floating point or complex tensor as input. Got ", TypeName(a->dtype()));
+           ": Expected a floating point or complex tensor as input. Got ",
+           LegacyTypeName(a->dtype()));
   OF_CHECK(dims.size() == 2, RuntimeError, op, ": dim must be a 2-tuple. Got ",
            ShapeToString(dims));
   const int64_t d0 = WrapDim(dims[0], a->ndim()), d1 = WrapDim(dims[1], a->ndim());

@@ -19,32 +19,6 @@ namespace oneflow {
 namespace defs {
 namespace {
 
-const char* TypeName(DType d) {
-  switch (d) {
-    case DType::kBool:
-      return "Bool";
-    case DType::kUInt8:
-      return "Byte";
-    case DType::kInt8:
-      return "Char";
-    case DType::kInt16:
-      return "Short";
-    case DType::kInt32:
-      return "Int";
-    case DType::kInt64:
-      return "Long";
-    case DType::kFloat16:
-      return "Half";
-    case DType::kBFloat16:
-      return "BFloat16";
-    case DType::kFloat32:
-      return "Float";
-    case DType::kFloat64:
-      return "Double";
-  }
-  return "?";
-}
-
 // Shapes of a reduction over one dim (a 0-dim input reduces over itself).
 DimVector ReducedShape(const DimVector& shape, int64_t dim, bool keepdim) {
   DimVector out = shape;
@@ -232,15 +206,16 @@ void Quantile(OpCall& call) {
   TensorImplPtr x = call.tensor(0);
   OF_CHECK(x->numel() > 0, RuntimeError, op, "() input tensor must be non-empty");
   OF_CHECK(x->dtype() == DType::kFloat32 || x->dtype() == DType::kFloat64, RuntimeError, op,
-           "() input tensor must be either float or double dtype, but got ", TypeName(x->dtype()));
+           "() input tensor must be either float or double dtype, but got ",
+           LegacyTypeName(x->dtype()));
   TensorImplPtr q;
   if (call.args[1].is_tensor()) {
     q = call.tensor(1);
     OF_CHECK(q->ndim() <= 1, RuntimeError, op, "() q must be a scalar or 1D tensor, but got shape ",
              ShapeToString(q->shape()));
     OF_CHECK(q->dtype() == x->dtype(), RuntimeError, op,
-             "() q tensor must be same dtype as the input tensor (got ", TypeName(q->dtype()),
-             " and ", TypeName(x->dtype()), ")");
+             "() q tensor must be same dtype as the input tensor (got ", LegacyTypeName(q->dtype()),
+             " and ", LegacyTypeName(x->dtype()), ")");
   } else {
     q = Full({}, Scalar::Float(call.args[1].to_double()), x->dtype(), x->device());
   }
@@ -411,7 +386,8 @@ void InferSearchsorted(OpCall& call) {
              ShapeToString(seq->shape()), " and got sorter tensor ",
              ShapeToString(sorter->shape()));
     OF_CHECK(sorter->dtype() == DType::kInt64, RuntimeError, op,
-             ": sorter must be a tensor of long dtype but got dtype ", TypeName(sorter->dtype()));
+             ": sorter must be a tensor of long dtype but got dtype ",
+             LegacyTypeName(sorter->dtype()));
   }
   std::vector<const Value*> operands = {&call.args[0], &call.args[1]};
   DType d = ResultType(operands);
@@ -446,7 +422,7 @@ OF_OP(
 void InferBincount(OpCall& call) {
   const TensorImplPtr& x = call.tensor(0);
   OF_CHECK(!IsFloatingPoint(x->dtype()) && x->dtype() != DType::kBool, NotImplementedError,
-           "\"bincount_cpu\" not implemented for '", TypeName(x->dtype()), "'");
+           "\"bincount_cpu\" not implemented for '", LegacyTypeName(x->dtype()), "'");
   OF_CHECK(x->ndim() == 1, RuntimeError,
            "bincount only supports 1-d non-negative integral inputs (got shape ",
            ShapeToString(x->shape()), ").");
@@ -467,7 +443,7 @@ OF_OP("bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor")
 void InferHistc(OpCall& call) {
   const TensorImplPtr& x = call.tensor(0);
   OF_CHECK(IsFloatingPoint(x->dtype()), NotImplementedError,
-           "\"histogram_cpu\" not implemented for '", TypeName(x->dtype()), "'");
+           "\"histogram_cpu\" not implemented for '", LegacyTypeName(x->dtype()), "'");
   const int64_t bins = call.args[1].to_int();
   OF_CHECK(bins > 0, RuntimeError, "torch.histc(): bins must be > 0, but got ", bins);
   OF_CHECK(call.args[2].scalar().d <= call.args[3].scalar().d, RuntimeError,

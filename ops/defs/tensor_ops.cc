@@ -25,31 +25,6 @@ std::string BaseName(const OpCall& call) {
 }
 
 // PyTorch's ScalarType names in messages ("Float", "Long").
-const char* TypeName(DType d) {
-  switch (d) {
-    case DType::kBool:
-      return "Bool";
-    case DType::kUInt8:
-      return "Byte";
-    case DType::kInt8:
-      return "Char";
-    case DType::kInt16:
-      return "Short";
-    case DType::kInt32:
-      return "Int";
-    case DType::kInt64:
-      return "Long";
-    case DType::kFloat16:
-      return "Half";
-    case DType::kBFloat16:
-      return "BFloat16";
-    case DType::kFloat32:
-      return "Float";
-    case DType::kFloat64:
-      return "Double";
-  }
-  return "?";
-}
 
 bool IsIndexDType(DType d) { return d == DType::kInt64 || d == DType::kInt32; }
 
@@ -394,8 +369,8 @@ void Tensordot(OpCall& call) {
            "tensordot(): both dimension lists should have same length (got ", da.size(), " and ",
            db.size(), ")");
   OF_CHECK(a->dtype() == b->dtype(), RuntimeError,
-           "tensordot(): both inputs should have same dtype, got ", TypeName(a->dtype()), " and ",
-           TypeName(b->dtype()));
+           "tensordot(): both inputs should have same dtype, got ", LegacyTypeName(a->dtype()),
+           " and ", LegacyTypeName(b->dtype()));
   std::vector<bool> ca(a->ndim(), false), cb(b->ndim(), false);
   DimVector pa_c, pb_c;
   for (size_t i = 0; i < da.size(); ++i) {
@@ -456,8 +431,8 @@ void Cross(OpCall& call) {
            ": inputs must have the same number of dimensions (got shapes ",
            ShapeToString(a->shape()), " and ", ShapeToString(b->shape()), ")");
   OF_CHECK(a->dtype() == b->dtype(), RuntimeError, op,
-           ": expected both inputs to have the same dtype, but got ", TypeName(a->dtype()), " and ",
-           TypeName(b->dtype()));
+           ": expected both inputs to have the same dtype, but got ", LegacyTypeName(a->dtype()),
+           " and ", LegacyTypeName(b->dtype()));
   DimVector shape = BroadcastShapes(a->shape(), b->shape(), op);
   int64_t dim;
   if (call.args[2].is_none()) {
@@ -559,14 +534,16 @@ void CheckIndexUpdate(const OpCall& call, bool has_source) {
   const TensorImplPtr& index = call.tensor(2);
   const int64_t dim = WrapDim(call.args[1].to_int(), self->ndim());
   OF_CHECK(IsIndexDType(index->dtype()), RuntimeError, op,
-           "(): Expected dtype int32/int64 for index but got: ", TypeName(index->dtype()));
+           "(): Expected dtype int32/int64 for index but got: ", LegacyTypeName(index->dtype()));
   OF_CHECK(index->ndim() <= 1, IndexError, op,
            "(): Index is supposed to be a vector, but got dim: ", index->ndim(),
-           " with type: ", TypeName(index->dtype()), " and size: ", ShapeToString(index->shape()));
+           " with type: ", LegacyTypeName(index->dtype()),
+           " and size: ", ShapeToString(index->shape()));
   if (!has_source) return;
   const TensorImplPtr& src = call.tensor(3);
-  OF_CHECK(src->dtype() == self->dtype(), RuntimeError, op, "(): self (", TypeName(self->dtype()),
-           ") and source (", TypeName(src->dtype()), ") must have the same scalar type");
+  OF_CHECK(src->dtype() == self->dtype(), RuntimeError, op, "(): self (",
+           LegacyTypeName(self->dtype()), ") and source (", LegacyTypeName(src->dtype()),
+           ") must have the same scalar type");
   const int64_t src_size = src->ndim() == 0 ? 1 : src->shape()[WrapDim(dim, src->ndim())];
   OF_CHECK(index->numel() == src_size, RuntimeError, op, "(): Number of indices (", index->numel(),
            ") should be equal to source.size(dim): (", src_size, "), for dim: ", dim);
@@ -662,10 +639,10 @@ void InferMaskedScatter(OpCall& call) {
   const TensorImplPtr &self = call.tensor(0), &mask = call.tensor(1), &src = call.tensor(2);
   OF_CHECK(mask->dtype() == DType::kBool, RuntimeError,
            "masked_scatter_ only supports boolean masks, but got mask with dtype ",
-           TypeName(mask->dtype()));
+           LegacyTypeName(mask->dtype()));
   OF_CHECK(src->dtype() == self->dtype(), RuntimeError,
            "masked_scatter: expected self and source to have same dtypes but got ",
-           TypeName(self->dtype()), " and ", TypeName(src->dtype()));
+           LegacyTypeName(self->dtype()), " and ", LegacyTypeName(src->dtype()));
   DimVector shape = BroadcastShapes(self->shape(), mask->shape(), op.c_str());
   call.compute_dtype = self->dtype();
   call.out_meta = {{shape, self->dtype()}};
@@ -709,7 +686,7 @@ OF_OP_WITH_INPLACE(
 void Take(OpCall& call) {
   const TensorImplPtr &x = call.tensor(0), &index = call.tensor(1);
   OF_CHECK(index->dtype() == DType::kInt64, RuntimeError,
-           "take(): Expected a long tensor for index, but got ", TypeName(index->dtype()));
+           "take(): Expected a long tensor for index, but got ", LegacyTypeName(index->dtype()));
   const int64_t n = x->numel();
   TensorImplPtr idx = Contiguous(index);
   const int64_t* p = reinterpret_cast<const int64_t*>(idx->data());
@@ -731,7 +708,7 @@ void TakeAlongDim(OpCall& call) {
   TensorImplPtr x = call.tensor(0), idx = call.tensor(1);
   OF_CHECK(idx->dtype() == DType::kInt64, RuntimeError,
            "torch.take_along_dim(): dtype of indices should be Long but got ",
-           TypeName(idx->dtype()));
+           LegacyTypeName(idx->dtype()));
   if (call.args[2].is_none()) {
     x = Call("reshape", {x, DimVector{x->numel()}});
     idx = Call("reshape", {idx, DimVector{idx->numel()}});
@@ -801,8 +778,8 @@ void Meshgrid(OpCall& call) {
              "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ",
              ShapeToString(ts[i]->shape()), " at position ", i);
     OF_CHECK(ts[i]->dtype() == ts[0]->dtype(), RuntimeError,
-             "meshgrid expects all tensors to have the same dtype (got ", TypeName(ts[0]->dtype()),
-             " and ", TypeName(ts[i]->dtype()), ")");
+             "meshgrid expects all tensors to have the same dtype (got ",
+             LegacyTypeName(ts[0]->dtype()), " and ", LegacyTypeName(ts[i]->dtype()), ")");
   }
   const bool xy = indexing == "xy" && ts.size() >= 2;
   // With "xy" the first two inputs swap places in the grid's dims.
