@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "core/runtime/view_ops.h"
+#include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
 #include "ops/defs/common.h"
 
@@ -128,27 +129,7 @@ namespace oneflow {
 namespace cpu {
 namespace {
 
-enum class Isa { kBaseline, kAvx2, kAvx512 };
-
-// The widest vectors this CPU has; ONEFLOW_VEC_ISA=avx2 or baseline caps it
-// (to test those builds on a bigger machine).
-Isa DetectIsa() {
-  Isa best = Isa::kBaseline;
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
-    best = Isa::kAvx512;
-  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    best = Isa::kAvx2;
-  }
-#endif
-  const char* cap = std::getenv("ONEFLOW_VEC_ISA");
-  if (cap && std::strcmp(cap, "baseline") == 0) return Isa::kBaseline;
-  if (cap && std::strcmp(cap, "avx2") == 0) return std::min(best, Isa::kAvx2);
-  return best;
-}
-const Isa kIsa = DetectIsa();
+const Isa kIsa = DetectIsa("ONEFLOW_VEC_ISA");
 
 // Which copy runs a float loop.
 #if defined(__x86_64__)

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/runtime/view_ops.h"
+#include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
 #include "ops/defs/common.h"
 
@@ -257,26 +258,8 @@ void GemmBaseline(const Gemm2D<T>& g, GemmAccT<T> alpha, GemmAccT<T> beta) {
   BlockedGemm<T, 6, 16>(g, alpha, beta);
 }
 
-enum class Isa { kBaseline, kAvx2, kAvx512 };
-
-// The best instruction set this CPU has; ONEFLOW_GEMM_ISA=avx2 or baseline
-// caps it (to test those builds on a bigger machine).
 Isa CpuIsa() {
-  static const Isa isa = [] {
-    Isa best = Isa::kBaseline;
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
-      best = Isa::kAvx512;
-    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      best = Isa::kAvx2;
-    }
-#endif
-    const char* cap = std::getenv("ONEFLOW_GEMM_ISA");
-    if (cap && std::strcmp(cap, "baseline") == 0) return Isa::kBaseline;
-    if (cap && std::strcmp(cap, "avx2") == 0) return std::min(best, Isa::kAvx2);
-    return best;
-  }();
+  static const Isa isa = DetectIsa("ONEFLOW_GEMM_ISA");
   return isa;
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/runtime/tensor_ops.h"
+#include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
 #include "ops/defs/common.h"
 
@@ -34,25 +35,8 @@ constexpr DeviceType kCPU = DeviceType::kCPU;
 #define OF_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")))
 #define OF_TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
 
-enum class Isa { kBase, kAvx2, kAvx512 };
-
-// The best instruction set this CPU has; ONEFLOW_KERNEL_ISA=avx2 or baseline
-// caps it (to test the other builds).
 Isa CpuIsa() {
-  static const Isa isa = [] {
-    __builtin_cpu_init();
-    Isa best = Isa::kBase;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
-      best = Isa::kAvx512;
-    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      best = Isa::kAvx2;
-    }
-    const char* cap = std::getenv("ONEFLOW_KERNEL_ISA");
-    if (cap && std::strcmp(cap, "avx2") == 0) return std::min(best, Isa::kAvx2);
-    if (cap && std::strcmp(cap, "baseline") == 0) return Isa::kBase;
-    return best;
-  }();
+  static const Isa isa = DetectIsa("ONEFLOW_KERNEL_ISA");
   return isa;
 }
 
