@@ -38,6 +38,25 @@ def main() -> None:
     print(flow.linspace(-1, 1, 5).to(flow.float16))
     print(flow.full((2, 2), 7).bfloat16())
 
+    print("\nAutograd and nn.functional: a tiny classifier trained with plain SGD:")
+    F = flow.nn.functional
+    flow.manual_seed(0)
+    points = flow.randn(64, 2)
+    labels = (points[:, 0] * points[:, 1] > 0).long()  # XOR-like quadrants
+    w1 = (flow.randn(2, 16) * 0.5).requires_grad_()
+    w2 = (flow.randn(16, 2) * 0.5).requires_grad_()
+    for step in range(301):
+        logits = F.gelu(points @ w1) @ w2
+        loss = F.cross_entropy(logits, labels)
+        loss.backward()
+        with flow.no_grad():
+            for w in (w1, w2):
+                w -= 0.5 * w.grad
+                w.grad = None
+        if step % 100 == 0:
+            accuracy = (logits.argmax(1) == labels).float().mean().item()
+            print(f"  step {step:3d}  loss {loss.item():.4f}  accuracy {accuracy:.2f}")
+
     print("\nBad input is a clear Python exception:")
     for expr in ("flow.tensor([[1, 2], [3]])", "x.T.view(6)", "x.transpose(0, 2)", "flow.zeros(2, device='tpu')"):
         try:
