@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/framework/autocast.h"
 #include "core/framework/grad_mode.h"
 #include "core/framework/type_promotion.h"
 #include "core/runtime/error.h"
@@ -351,6 +352,10 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
   call.op = &op;
   call.args = std::move(args);
   call.device = CallDevice(call);
+  // Autocast (oneflow.autocast): an op with a mixed-precision policy has its floating tensor
+  // arguments cast with the differentiable _to_dtype op before anything else sees them, so
+  // composites, kernels and gradients all follow it. A thread-local check when it is off.
+  if (AutocastState::any_enabled()) ApplyAutocast(op, call.device.type, call.args);
 
   if (op.composite()) {
     op.composite()(call);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/framework/type_promotion.h"
 #include "core/pybind/binding_registry.h"
 #include "core/pybind/convert.h"
 #include "core/runtime/error.h"
@@ -173,9 +174,89 @@ py::object Item(const TensorImplPtr& t) {
   });
 }
 
+// oneflow.Tensor(...): PyTorch's legacy constructor forms, and the way Python
+// subclasses (nn.Parameter) wrap a tensor with `super().__init__(tensor)`.
+//   Tensor()          -> an empty float tensor
+//   Tensor(tensor)    -> a new tensor object sharing tensor's memory (no history)
+//   Tensor(*sizes)    -> uninitialized memory of that shape (also one oneflow.Size)
+//   Tensor(sequence)  -> a copy of the data (a list, tuple or NumPy array)
+// Made from sizes or data, the dtype is the default floating dtype, as
+// torch.Tensor's is.
+TensorImplPtr ConstructTensor(const py::args& args, const py::kwargs& kwargs) {
+  Device device{};
+  for (auto item : kwargs) {
+    std::string key = item.first.cast<std::string>();
+    OF_CHECK(key == "device", TypeError, "Tensor(): got an unexpected keyword argument '", key,
+             "'");
+    if (!item.second.is_none()) device = ToDevice(item.second, "Tensor", "device");
+  }
+  const DType dtype = DefaultFloatDType();
+  if (args.size() == 0) return TensorImpl::Empty(DimVector{0}, dtype, device);
+  if (args.size() == 1 && py::isinstance<TensorImpl>(args[0])) {
+    // Any dtype: subclasses wrap the tensor they are given as it is.
+    return args[0].cast<TensorImplPtr>()->Detach();
+  }
+  bool sizes = true;  // ints (or one oneflow.Size) rather than data
+  if (args.size() == 1) {
+    py::handle a = args[0];
+    bool is_size = SizeType() && py::isinstance(a, SizeType());
+    bool is_int = PyIndex_Check(a.ptr()) && !PyBool_Check(a.ptr()) && !py::isinstance<py::array>(a);
+    sizes = is_size || is_int;
+  }
+  if (sizes) {
+    DimVector shape;
+    if (args.size() == 1 && SizeType() && py::isinstance(args[0], SizeType())) {
+      shape = ToIntList(py::handle(args[0]), "Tensor", "size");
+    } else {
+      for (size_t i = 0; i < args.size(); ++i) {
+        py::handle a = args[i];
+        OF_CHECK(PyIndex_Check(a.ptr()) && !PyBool_Check(a.ptr()), TypeError,
+                 "Tensor(): expected sizes as ints, a sequence of data or a tensor, but got ",
+                 Py_TYPE(a.ptr())->tp_name, " at position ", i);
+        shape.push_back(ToInt(a, "Tensor", "size"));
+      }
+    }
+    return TensorImpl::Empty(shape, dtype, device);
+  }
+  py::handle data = args[0];
+  OF_CHECK((PySequence_Check(data.ptr()) && !py::isinstance<py::str>(data) &&
+            !py::isinstance<py::bytes>(data)) ||
+               py::isinstance<py::array>(data),
+           TypeError, "Tensor(): data must be a sequence (got ", Py_TYPE(data.ptr())->tp_name, ")");
+  py::object made = py::module_::import("oneflow").attr("tensor")(
+      data, py::arg("dtype") = DTypeObject(dtype), py::arg("device") = py::cast(device));
+  // A fresh object of our own: the temporary's Python wrapper must not be shared.
+  return made.cast<TensorImplPtr>()->Detach();
+}
+
+void SetData(const TensorImplPtr& t, py::handle value) {
+  OF_CHECK(py::isinstance<TensorImpl>(value), TypeError,
+           "Tensor.data must be set to a Tensor, not ", Py_TYPE(value.ptr())->tp_name);
+  TensorImplPtr src = value.cast<TensorImplPtr>();
+  OF_CHECK(!t->requires_grad() || IsFloatingPoint(src->dtype()), RuntimeError,
+           "data set to a tensor that requires gradients must be floating point, got ",
+           DTypeName(src->dtype()));
+  t->SetData(*src);
+}
+
 void BindTensor(py::module_& m) {
   py::class_<TensorImpl, TensorImplPtr> cls(m, "Tensor", py::dynamic_attr());
   cls.doc() = "A multi-dimensional array of one dtype on one device (see oneflow.tensor).";
+  cls.def(py::init(&ConstructTensor),
+          R"doc(Tensor(*sizes) / Tensor(sequence) / Tensor(tensor) / Tensor()
+
+PyTorch's legacy constructor: uninitialized memory of the given sizes, a copy of
+``sequence``, or a new tensor object sharing ``tensor``'s memory, all of the
+default floating dtype. Subclasses call ``super().__init__(tensor)``.)doc");
+  cls.def_property(
+         "data", [](const TensorImplPtr& t) { return t->DetachUntracked(); }, &SetData,
+         R"doc(The tensor's values without autograd history: an alias whose in-place changes
+autograd does not track (unlike detach()). Setting it replaces the values, shape and
+dtype in place while keeping the tensor object.)doc")
+      .def("set_data", &SetData, py::arg("data"),
+           R"doc(set_data(data) -> None
+
+Makes this tensor show ``data``'s memory, shape and dtype (``tensor.data = data``).)doc");
   cls.def_property_readonly("shape", [](const TensorImplPtr& t) { return MakeSize(t->shape()); })
       .def(
           "size",

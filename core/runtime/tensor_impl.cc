@@ -105,4 +105,21 @@ std::shared_ptr<TensorImpl> TensorImpl::Detach() const {
       new TensorImpl(storage_, offset_, shape_, stride_, dtype_, version_));
 }
 
+std::shared_ptr<TensorImpl> TensorImpl::DetachUntracked() const {
+  return std::shared_ptr<TensorImpl>(new TensorImpl(storage_, offset_, shape_, stride_, dtype_,
+                                                    std::make_shared<VersionCounter>()));
+}
+
+void TensorImpl::SetData(const TensorImpl& other) {
+  if (&other == this) return;
+  storage_ = other.storage_;
+  offset_ = other.offset_;
+  shape_ = other.shape_;
+  stride_ = other.stride_;
+  numel_ = other.numel_;
+  dtype_ = other.dtype_;
+  // The memory is no longer a view of the old base.
+  view_base_.reset();
+}
+
 }  // namespace oneflow

@@ -91,6 +91,13 @@ class TensorImpl {
   // A new tensor sharing this one's storage, geometry and version counter, but
   // with no autograd state (Tensor.detach()).
   std::shared_ptr<TensorImpl> Detach() const;
+  // Like Detach, but with a version counter of its own (Tensor.data): in-place
+  // changes through it are invisible to autograd's saved-tensor checks.
+  std::shared_ptr<TensorImpl> DetachUntracked() const;
+  // `Tensor.data = other`: this tensor now shows other's memory, geometry and
+  // dtype, keeping its own identity, autograd state and version counter (so
+  // Parameters survive `p.data = new_values`).
+  void SetData(const TensorImpl& other);
 
  private:
   TensorImpl(std::shared_ptr<Storage> storage, int64_t offset, DimVector shape, DimVector stride,

@@ -384,10 +384,16 @@ void BinaryCrossEntropyWithLogits(OpCall& call) {
   const TensorImplPtr& x = T(call, 0);
   const TensorImplPtr& t = T(call, 1);
   CheckSameSize(x, t, "binary_cross_entropy_with_logits", false);
+  OF_CHECK(IsFloatingPoint(t->dtype()), RuntimeError,
+           "binary_cross_entropy_with_logits(): expected a floating-point target, got ",
+           DTypeName(t->dtype()));
   TensorImplPtr log_sig = Unary("logsigmoid", x);
   TensorImplPtr coef = call.has(3) ? Add(Mul(Sub(T(call, 3), Num(1)), t), Num(1)) : nullptr;
   TensorImplPtr loss = Sub(Mul(Sub(Num(1), t), x), coef ? Mul(coef, log_sig) : log_sig);
   if (call.has(2)) loss = Mul(loss, T(call, 2));
+  // PyTorch builds the loss in place on (1 - target), so it keeps the target's
+  // dtype whatever the dtypes of input, weight and pos_weight.
+  if (loss->dtype() != t->dtype()) loss = Call("_to_dtype", {loss, t->dtype(), false});
   call.outputs = {Reduce(loss, r)};
 }
 OF_OP(

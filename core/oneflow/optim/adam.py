@@ -1,0 +1,130 @@
+"""Adam (and, with decoupled weight decay, AdamW's update)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import oneflow
+from oneflow.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    _check_betas,
+    _check_lr,
+    _check_nonnegative,
+    _to_scalar,
+    _zero_step,
+)
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    r"""Adam: adaptive moment estimation.
+
+    With gradient :math:`g_t` (negated if ``maximize``), each step computes
+
+    .. math::
+        m_t = \beta_1 m_{t-1} + (1 - \beta_1) g_t, \quad
+        v_t = \beta_2 v_{t-1} + (1 - \beta_2) g_t^2, \\
+        \theta_t = \theta_{t-1} - \frac{\gamma}{1 - \beta_1^t}
+            \frac{m_t}{\sqrt{\hat v_t} / \sqrt{1 - \beta_2^t} + \epsilon}
+
+    where :math:`\hat v_t = v_t`, or its running maximum with ``amsgrad``.
+    Weight decay :math:`\lambda` is added to the gradient
+    (:math:`g_t + \lambda\theta_{t-1}`), or with ``decoupled_weight_decay``
+    applied to the weights (:math:`\theta_{t-1}(1 - \gamma\lambda)`, AdamW).
+
+    Args:
+        params (iterable): parameters to optimize or dicts defining parameter groups.
+        lr (float): learning rate :math:`\gamma` (default: 1e-3).
+        betas (Tuple[float, float]): :math:`(\beta_1, \beta_2)` (default: (0.9, 0.999)).
+        eps (float): :math:`\epsilon` added to the denominator (default: 1e-8).
+        weight_decay (float): :math:`\lambda` (default: 0).
+        amsgrad (bool): use the AMSGrad variant (default: ``False``).
+        foreach (bool, optional): accepted for PyTorch compatibility (no effect).
+        maximize (bool): maximize the objective (default: ``False``).
+        decoupled_weight_decay (bool): AdamW's decoupled weight decay (default: ``False``).
+
+    State per parameter (as in PyTorch): ``step`` (a scalar tensor),
+    ``exp_avg``, ``exp_avg_sq`` and, with ``amsgrad``, ``max_exp_avg_sq``.
+    """
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        _check_nonnegative("epsilon", eps)
+        _check_betas(betas)
+        _check_nonnegative("weight_decay", weight_decay)
+        defaults = {
+            "lr": lr,
+            "betas": tuple(betas),
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("decoupled_weight_decay", False)
+
+    @oneflow.no_grad()
+    def step(self, closure=None):
+        r"""Performs a single optimization step.
+
+        Args:
+            closure (Callable, optional): re-evaluates the model and returns the loss.
+        """
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            beta1, beta2 = group["betas"]
+            eps, weight_decay = group["eps"], group["weight_decay"]
+            amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
+            maximize = group["maximize"]
+            for p, grad, state in self._grads(group):
+                if len(state) == 0:
+                    state["step"] = _zero_step()
+                    state["exp_avg"] = oneflow.zeros_like(p)
+                    state["exp_avg_sq"] = oneflow.zeros_like(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = oneflow.zeros_like(p)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                step = state["step"].add_(1).item()
+
+                if maximize:
+                    grad = grad.neg()
+                if weight_decay != 0:
+                    if decoupled:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                if amsgrad:
+                    # In-place running maximum: clamp_(min=) keeps the state tensor's identity.
+                    exp_avg_sq = state["max_exp_avg_sq"].clamp_(min=exp_avg_sq)
+
+                step_size = lr / (1 - beta1**step)
+                bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+                denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
+                p.addcdiv_(exp_avg, denom, value=-step_size)
+        return loss

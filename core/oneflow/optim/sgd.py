@@ -1,0 +1,107 @@
+"""SGD: stochastic gradient descent with optional momentum (heavy-ball or Nesterov)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import oneflow
+from oneflow.optim.optimizer import Optimizer, ParamsT, _check_lr, _check_nonnegative, _to_scalar
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    r"""Stochastic gradient descent, optionally with momentum.
+
+    With gradient :math:`g_t` (negated if ``maximize``) and weight decay
+    :math:`\lambda`, each step computes
+
+    .. math::
+        g_t \leftarrow g_t + \lambda \theta_{t-1}, \quad
+        b_t = \mu b_{t-1} + (1 - \tau) g_t \;(b_1 = g_1), \quad
+        \theta_t = \theta_{t-1} - \gamma \,(g_t + \mu b_t \text{ if nesterov else } b_t)
+
+    (plain :math:`\theta_t = \theta_{t-1} - \gamma g_t` when ``momentum`` is 0).
+
+    Args:
+        params (iterable): parameters to optimize or dicts defining parameter groups.
+        lr (float): learning rate :math:`\gamma` (default: 1e-3).
+        momentum (float): momentum factor :math:`\mu` (default: 0).
+        dampening (float): dampening :math:`\tau` for momentum (default: 0).
+        weight_decay (float): L2 penalty :math:`\lambda` (default: 0).
+        nesterov (bool): use Nesterov momentum (default: ``False``).
+        maximize (bool): maximize the objective instead of minimizing it (default: ``False``).
+        foreach (bool, optional): accepted for PyTorch compatibility; every step
+            runs the same per-parameter in-place updates.
+
+    The momentum buffer is ``state[p]["momentum_buffer"]`` as in PyTorch.
+
+    Example::
+
+        >>> opt = oneflow.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> opt.zero_grad(); loss_fn(w).backward(); opt.step()
+    """
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+    ) -> None:
+        _check_lr(lr)
+        _check_nonnegative("momentum", momentum)
+        _check_nonnegative("weight_decay", weight_decay)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+
+    @oneflow.no_grad()
+    def step(self, closure=None):
+        r"""Performs a single optimization step.
+
+        Args:
+            closure (Callable, optional): re-evaluates the model and returns the loss.
+        """
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            momentum, dampening = group["momentum"], group["dampening"]
+            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+            maximize = group["maximize"]
+            for p, grad, state in self._grads(group):
+                if maximize:
+                    grad = grad.neg()
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                if momentum != 0:
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        # The first buffer is the gradient itself (a copy: p.grad is the user's).
+                        buf = grad.clone() if grad is p.grad else grad
+                        state["momentum_buffer"] = buf
+                    else:
+                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                    grad = grad.add(buf, alpha=momentum) if nesterov else buf
+                p.add_(grad, alpha=-lr)
+        return loss
