@@ -117,29 +117,14 @@ def _install_ops(namespace: dict) -> list:
     return installed
 
 
+# Python-level API: tensor helpers, data loading, mixed precision, checkpoints, optimizers.
+from oneflow import amp, optim, utils
 from oneflow._tensor import nonzero
 from oneflow._tensor_ops import *
 from oneflow._tensor_ops import __all__ as _tensor_ops_all
+from oneflow.amp.autocast_mode import *
+from oneflow.serialization import load, save
 
-from oneflow import utils  # noqa: E402
-from oneflow import amp  # noqa: E402
-from oneflow.amp import (  # noqa: E402
-    autocast,
-    autocast_decrement_nesting,
-    autocast_increment_nesting,
-    clear_autocast_cache,
-    get_autocast_cpu_dtype,
-    get_autocast_dtype,
-    get_autocast_gpu_dtype,
-    is_autocast_cache_enabled,
-    is_autocast_cpu_enabled,
-    is_autocast_enabled,
-    set_autocast_cache_enabled,
-    set_autocast_dtype,
-    set_autocast_enabled,
-)
-from oneflow.serialization import load, save  # noqa: E402
-from oneflow import optim  # noqa: E402
 _op_names = _install_ops(globals())
 
 
