@@ -5,8 +5,12 @@ File format
 A checkpoint is an uncompressed zip archive (zip64 when large) with these
 entries, all under the folder ``archive/``:
 
+The entries come in this order, each stored uncompressed with a fixed date
+(so saving the same object twice gives the same bytes):
+
 ``archive/format``
-    The text ``oneflow.save 1``: the format and its version.
+    The text ``oneflow.save 1``: the format and its version. A reader refuses
+    other versions.
 ``archive/byteorder``
     ``little``: every data entry holds little-endian values.
 ``archive/data.pkl``
@@ -18,23 +22,26 @@ entries, all under the folder ``archive/``:
     - ``("tensor", index, storage, dtype, shape, stride, storage_offset,
       requires_grad, class, attributes)``: ``index`` numbers the distinct tensor
       objects (one object saved twice loads as one object); ``storage`` names
-      the data entry (``None`` for a tensor without elements); ``storage_offset``
+      the data entry (``None`` for a tensor without elements, which loads on the
+      CPU); ``dtype`` is a oneflow dtype name (``"bfloat16"``); ``shape`` and
+      ``stride`` are tuples of ints (strides in elements); ``storage_offset``
       counts elements from the start of the buffer the tensor lived in (the data
       entry holds the span of it from its ``offset`` on); ``class`` is ``None`` for a
       plain tensor, else the ``module:qualname`` of a Tensor subclass such as
       ``oneflow.nn.Parameter``; ``attributes`` is the tensor's ``__dict__`` (or
       ``None``).
     - ``("ndarray", index, storage, shape)``: a NumPy array (bool, integer,
-      floating or complex), C-contiguous in its data entry. It loads as a NumPy
-      array again, so state dicts of NumPy arrays (converted PyTorch checkpoints)
-      round-trip, also with ``weights_only=True``.
+      floating or complex), C-contiguous and little-endian in its data entry.
+      It loads as a NumPy array again, so state dicts of NumPy arrays
+      (converted PyTorch checkpoints) round-trip, also with ``weights_only=True``.
     - ``("dtype", name)`` and ``("device", "cpu")``.
 ``archive/storages.json``
     For each data entry: ``dtype`` (a oneflow dtype name, or for NumPy arrays a
     NumPy dtype string such as ``"<f4"``), ``offset`` (the buffer element the
-    entry starts at), ``numel``, ``nbytes`` and the ``device`` the tensor was on.
+    entry starts at), ``numel``, ``nbytes`` and the ``device`` the tensor was on
+    (``map_location`` maps it).
 ``archive/data/<storage>``
-    The raw bytes of one storage.
+    The raw bytes of one storage: ``numel`` elements, ``nbytes`` bytes.
 
 Views and shared storage
 ------------------------
@@ -53,15 +60,25 @@ Safety and atomicity
 --------------------
 ``save`` to a path writes a temporary file in the same directory, flushes and
 fsyncs it and then renames it over the path (``os.replace``), so a crash or an
-error midway leaves the previous checkpoint at that path intact. (Saving to a
-file object writes straight into it.) ``load`` raises ``RuntimeError`` saying
-the checkpoint is truncated or corrupt when the archive is cut short or its
-checksums (every zip entry carries a CRC-32) do not match.
-``load(..., weights_only=True)`` unpickles with a restricted unpickler that
-only rebuilds tensors, NumPy arrays, dtypes, devices, numbers, strings, bytes
-and the plain containers (``dict``, ``OrderedDict``, ``defaultdict``,
-``list``, ``tuple``, ``set``); any other global is refused with
-``pickle.UnpicklingError``.
+error midway (an object that cannot be pickled, a full disk, an interrupt)
+leaves the previous checkpoint at that path intact and no temporary file
+behind. (Saving to a file object writes straight into it; pickling finishes
+before the first byte is written.) Storages stream from tensor memory into the
+file, and back into the new tensors on load, in bounded chunks.
+
+``load`` raises ``RuntimeError`` naming the file and saying it is truncated or
+corrupt when the archive is cut short, its checksums (every zip entry carries
+a CRC-32) do not match, or a record is inconsistent (a tensor reaching outside
+its storage, a size that does not match its data entry, an unknown dtype);
+sizes are checked before anything is allocated.
+
+``load`` uses ``weights_only=True`` by default, as PyTorch 2.6+ does: a
+restricted unpickler that rebuilds only tensors (plain or ``nn.Parameter``),
+NumPy arrays and scalars, dtypes, devices, numbers, strings, ``bytes``,
+``bytearray``, ``complex`` and the containers ``dict``, ``list``, ``tuple``,
+``set``, ``OrderedDict`` and ``Counter``, plus what :func:`add_safe_globals`
+allows. Anything else raises ``pickle.UnpicklingError`` before it is built;
+``weights_only=False`` loads it (only for trusted files).
 
 Files written by ``torch.save`` cannot be read (their tensors are pickled as
 calls into PyTorch); convert them to a state dict of NumPy arrays and save that.
@@ -69,6 +86,7 @@ calls into PyTorch); convert them to a state dict of NumPy arrays and save that.
 
 from __future__ import annotations
 
+import _compat_pickle
 import collections
 import ctypes
 import importlib
@@ -81,7 +99,6 @@ import stat
 import sys
 import tempfile
 import zipfile
-import zlib
 from collections.abc import Callable
 from typing import IO, Any, BinaryIO
 
@@ -92,13 +109,14 @@ try:  # NumPy is optional for oneflow.save/load (needed only to save or load arr
 except ImportError:  # pragma: no cover - NumPy is installed alongside oneflow
     np = None
 
-__all__ = ["load", "save"]
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "save"]
 
 _PREFIX = "archive/"
 _FORMAT = b"oneflow.save 1"
 _DEFAULT_PROTOCOL = 2
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so saving the same object twice gives the same bytes
-_CHUNK = 1 << 24
+_CHUNK = 1 << 24  # bytes written per call while streaming a storage into the archive
+_READ_CHUNK = 1 << 22  # bytes read per call while loading one (bounds the temporary copies)
 
 FileLike = str | os.PathLike | BinaryIO | IO[bytes]
 MapLocation = None | str | oneflow.device | dict[str, str] | Callable[..., Any]
@@ -127,8 +145,15 @@ def _dtype_name(dtype: oneflow.dtype) -> str:
     return str(dtype).rsplit(".", 1)[-1]
 
 
-def _dtype_from_name(name: str) -> oneflow.dtype:
-    return oneflow._C.dtype_from_name(name)
+def _dtype_from_name(name: Any) -> oneflow.dtype:
+    dtype = oneflow._C.dtype_from_name(name) if isinstance(name, str) else None
+    if dtype is None:
+        raise _Corrupt(f"unknown dtype {name!r}")
+    return dtype
+
+
+class _Corrupt(Exception):
+    """Internal: the archive is damaged (reported as RuntimeError by load)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -170,8 +195,8 @@ def _extent(t: oneflow.Tensor) -> tuple[int, int]:
     return lo, hi + 1
 
 
-class _Pickler(pickle.Pickler):
-    """A pickler that turns tensors, arrays, dtypes and devices into persistent ids."""
+class _PersistentIds:
+    """Pickler mixin that turns tensors, arrays, dtypes and devices into persistent ids."""
 
     def __init__(self, file: IO[bytes], protocol: int) -> None:
         super().__init__(file, protocol)
@@ -251,6 +276,19 @@ class _Pickler(pickle.Pickler):
         return None
 
 
+class _Pickler(_PersistentIds, pickle.Pickler):
+    """The standard pickler with oneflow's persistent ids."""
+
+
+def _pickler_class(pickle_module: Any) -> type:
+    if pickle_module is pickle:
+        return _Pickler
+    base = getattr(pickle_module, "Pickler", None)
+    if not (isinstance(base, type) and issubclass(base, (pickle.Pickler, pickle._Pickler))):
+        raise TypeError(f"save(): pickle_module {pickle_module!r} has no Pickler class")
+    return type("_Pickler", (_PersistentIds, base), {})
+
+
 def _storages_json(pickler: _Pickler) -> dict[str, dict[str, Any]]:
     meta: dict[str, dict[str, Any]] = {}
     for g in pickler.groups.values():
@@ -315,9 +353,9 @@ def _array_bytes(entry: _ArrayEntry) -> memoryview:
     return memoryview(entry.array.reshape(-1).view(np.uint8)) if entry.array.size else memoryview(b"")
 
 
-def _save_to_stream(obj: Any, stream: IO[bytes], protocol: int) -> None:
+def _save_to_stream(obj: Any, stream: IO[bytes], pickle_module: Any, protocol: int) -> None:
     buffer = io.BytesIO()
-    pickler = _Pickler(buffer, protocol)
+    pickler = _pickler_class(pickle_module)(buffer, protocol)
     pickler.dump(obj)  # also finds every storage and the span of it the tensors reach
     with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         _write_bytes(zf, _PREFIX + "format", _FORMAT)
@@ -359,7 +397,7 @@ def _fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def save(obj: Any, f: FileLike, pickle_protocol: int = _DEFAULT_PROTOCOL) -> None:
+def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: int = _DEFAULT_PROTOCOL) -> None:
     """Saves ``obj`` (tensors, state dicts, containers, numbers, strings...) to a checkpoint.
 
     The checkpoint is a zip archive described in this module's docstring.
@@ -372,7 +410,10 @@ def save(obj: Any, f: FileLike, pickle_protocol: int = _DEFAULT_PROTOCOL) -> Non
         f: a path (``str`` or ``os.PathLike``) or a writable binary file object.
             A path is written atomically: a temporary file next to it is written,
             fsynced and renamed over it, so an error midway leaves any previous
-            file at that path unchanged.
+            file at that path unchanged. A symbolic link is followed (its target
+            is replaced). A file object is written from its current position.
+        pickle_module: the module whose ``Pickler`` pickles the object
+            structure. Default: :mod:`pickle`.
         pickle_protocol (int): the pickle protocol of the object structure. Default: 2.
 
     Example::
@@ -382,17 +423,27 @@ def save(obj: Any, f: FileLike, pickle_protocol: int = _DEFAULT_PROTOCOL) -> Non
     """
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if os.path.islink(path):
+            path = os.path.realpath(path)  # like open(path, "wb"): write the link's target
         directory = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(directory):
             raise RuntimeError(f"Parent directory {directory} does not exist.")
+        if os.path.isdir(path):
+            raise IsADirectoryError(f"save(): {path!r} is a directory")
         try:
             mode = stat.S_IMODE(os.stat(path).st_mode)
         except OSError:
             mode = 0o666 & ~_umask()
+        else:
+            # Replacing a file we could not open for writing would bypass its permissions.
+            if not os.access(path, os.W_OK):
+                raise PermissionError(f"save(): permission denied: {path!r}")
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as handle:
-                _save_to_stream(obj, handle, pickle_protocol)
+                _save_to_stream(obj, handle, pickle_module, pickle_protocol)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(tmp, mode)
@@ -407,7 +458,7 @@ def save(obj: Any, f: FileLike, pickle_protocol: int = _DEFAULT_PROTOCOL) -> Non
         return
     if not hasattr(f, "write"):
         raise TypeError(f"save(): f must be a path or a writable binary file object, not {type(f).__name__}")
-    _save_to_stream(obj, f, pickle_protocol)
+    _save_to_stream(obj, f, pickle_module, pickle_protocol)
     flush = getattr(f, "flush", None)
     if callable(flush):
         flush()
@@ -418,37 +469,25 @@ def save(obj: Any, f: FileLike, pickle_protocol: int = _DEFAULT_PROTOCOL) -> Non
 # --------------------------------------------------------------------------------------------
 
 
-class _Corrupt(Exception):
-    """Internal: the archive is damaged (reported as RuntimeError by load)."""
-
-
 class WeightsOnlyUnpicklingError(pickle.UnpicklingError):
     """``load(..., weights_only=True)`` met a global it does not allow."""
 
 
-# Globals a weights_only load may rebuild: plain containers and value types.
-_SAFE_GLOBALS = {
+# Globals a weights_only load rebuilds, as PyTorch's weights_only unpickler allows them: the
+# containers and value types that have no pickle opcode of their own.
+_SAFE_GLOBALS: dict[tuple[str, str], Any] = {
     ("collections", "OrderedDict"): collections.OrderedDict,
-    ("collections", "defaultdict"): collections.defaultdict,
+    ("collections", "Counter"): collections.Counter,
     ("builtins", "set"): set,
-    ("builtins", "frozenset"): frozenset,
     ("builtins", "complex"): complex,
-    ("builtins", "slice"): slice,
-    ("builtins", "range"): range,
     ("builtins", "bytearray"): bytearray,
-    ("builtins", "list"): list,
-    ("builtins", "dict"): dict,
-    ("builtins", "tuple"): tuple,
-    ("builtins", "int"): int,
-    ("builtins", "float"): float,
-    ("builtins", "str"): str,
-    ("builtins", "bool"): bool,
     # Protocol 2 pickles bytes as _codecs.encode(text, "latin1").
     ("_codecs", "encode"): __import__("codecs").encode,
     ("oneflow._size", "Size"): oneflow.Size,
 }
 if np is not None:
-    # NumPy scalars (np.float32(1.5)) pickle as numpy.core.multiarray.scalar(dtype, bytes).
+    # NumPy scalars (np.float32(1.5), common in converted checkpoints) pickle as
+    # numpy.core.multiarray.scalar(dtype, bytes): plain values, so they are allowed too.
     _SAFE_GLOBALS[("numpy", "dtype")] = np.dtype
     for _module in ("numpy.core.multiarray", "numpy._core.multiarray"):
         try:
@@ -456,25 +495,85 @@ if np is not None:
         except (ImportError, AttributeError):  # pragma: no cover - depends on the NumPy version
             pass
 
+# Globals the user allowed with add_safe_globals: "module.qualname" -> (object, as given).
+_USER_SAFE_GLOBALS: dict[str, tuple[Any, Any]] = {}
+
+
+def add_safe_globals(safe_globals: list[Any]) -> None:
+    """Allows ``load(..., weights_only=True)`` to rebuild the given classes and functions.
+
+    Args:
+        safe_globals (list): classes or functions (also Tensor subclasses), or
+            ``(object, "module.name")`` pairs for objects whose name in the
+            checkpoint differs from ``module.qualname``.
+
+    Example::
+
+        >>> oneflow.serialization.add_safe_globals([MyConfig])
+        >>> oneflow.load("checkpoint.pt")  # may now hold MyConfig objects
+    """
+    for entry in safe_globals:
+        if isinstance(entry, tuple):
+            if len(entry) != 2 or not isinstance(entry[1], str):
+                raise TypeError("add_safe_globals(): a pair must be (object, 'module.name')")
+            _USER_SAFE_GLOBALS[entry[1]] = (entry[0], entry)
+        else:
+            module = getattr(entry, "__module__", None)
+            qualname = getattr(entry, "__qualname__", None)
+            if not (isinstance(module, str) and isinstance(qualname, str)):
+                raise TypeError(f"add_safe_globals(): {entry!r} has no __module__ and __qualname__")
+            _USER_SAFE_GLOBALS[f"{module}.{qualname}"] = (entry, entry)
+
+
+def get_safe_globals() -> list[Any]:
+    """The objects allowed by :func:`add_safe_globals`, as they were given."""
+    return [given for _, given in _USER_SAFE_GLOBALS.values()]
+
+
+def clear_safe_globals() -> None:
+    """Forgets every object allowed by :func:`add_safe_globals`."""
+    _USER_SAFE_GLOBALS.clear()
+
+
+def _safe_global(module: str, name: str) -> Any:
+    """The allowed global ``module.name`` (protocol 2 names mapped to Python 3's), else None."""
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+    elif module in _compat_pickle.IMPORT_MAPPING:
+        module = _compat_pickle.IMPORT_MAPPING[module]
+    found = _SAFE_GLOBALS.get((module, name))
+    if found is None:
+        found = _USER_SAFE_GLOBALS.get(f"{module}.{name}", (None, None))[0]
+    return found
+
+
+def _weights_only_hint(what: str) -> str:
+    return (
+        f"Weights only load failed: {what}. weights_only=True rebuilds only tensors, NumPy arrays, "
+        "numbers, strings and plain containers. If you trust the source of the checkpoint, load it "
+        "with weights_only=False, or allow the object with oneflow.serialization.add_safe_globals."
+    )
+
 
 def _tensor_class(path: str, weights_only: bool) -> type:
-    """The Tensor subclass named ``module:qualname``; weights_only allows only loaded oneflow ones."""
+    """The Tensor subclass named ``module:qualname``. weights_only allows, like PyTorch, only
+    ``nn.Parameter`` and the classes given to add_safe_globals."""
     module_name, _, qualname = path.partition(":")
+    cls: Any
     if weights_only:
-        module = sys.modules.get(module_name)
-        if module is None or not (module_name == "oneflow" or module_name.startswith("oneflow.")):
-            raise WeightsOnlyUnpicklingError(
-                f"Weights only load failed: the tensor class {path} is not allowed (only oneflow's "
-                "own tensor classes are); load with weights_only=False if you trust the file."
-            )
+        cls = _USER_SAFE_GLOBALS.get(f"{module_name}.{qualname}", (None, None))[0]
+        if cls is None:
+            parameter = oneflow.nn.Parameter
+            if (module_name, qualname) != (parameter.__module__, parameter.__qualname__):
+                raise WeightsOnlyUnpicklingError(_weights_only_hint(f"the tensor class {path} is not allowed"))
+            cls = parameter
     else:
-        module = importlib.import_module(module_name)
-    cls: Any = module
-    for part in qualname.split("."):
-        cls = getattr(cls, part)
+        cls = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            cls = getattr(cls, part)
     if not (isinstance(cls, type) and issubclass(cls, oneflow.Tensor)):
         if weights_only:
-            raise WeightsOnlyUnpicklingError(f"Weights only load failed: {path} is not a tensor class")
+            raise WeightsOnlyUnpicklingError(_weights_only_hint(f"{path} is not a tensor class"))
         raise RuntimeError(f"load(): {path} is not a Tensor subclass")
     return cls
 
@@ -491,55 +590,81 @@ def _make_subclass(cls: type, t: oneflow.Tensor, requires_grad: bool) -> oneflow
     return out
 
 
+def _int_tuple(value: Any, what: str) -> tuple[int, ...]:
+    if not isinstance(value, (tuple, list)) or not all(type(v) is int for v in value):
+        raise _Corrupt(f"bad {what} {value!r}")
+    return tuple(value)
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for s in shape:
+        if s < 0:
+            raise _Corrupt(f"negative size in shape {shape}")
+        n *= s
+    return n
+
+
 class _Loader:
     """Rebuilds storages, tensors and arrays from an open archive."""
 
-    def __init__(self, zf: zipfile.ZipFile, prefix: str, map_location: MapLocation, weights_only: bool) -> None:
+    def __init__(self, zf: zipfile.ZipFile, prefix: str, meta: Any, map_location: MapLocation, weights_only: bool):
+        if not isinstance(meta, dict):
+            raise _Corrupt("bad storage table")
         self.zf = zf
         self.prefix = prefix
         self.map_location = map_location
         self.weights_only = weights_only
-        try:
-            meta = json.loads(_read_entry(zf, prefix + "storages.json").decode("utf-8"))
-        except ValueError as e:
-            raise _Corrupt(f"bad storage table ({e})") from e
-        if not isinstance(meta, dict):
-            raise _Corrupt("bad storage table")
         self.meta: dict[str, dict[str, Any]] = meta
         self.storages: dict[str, Any] = {}
         self.tensors: dict[int, Any] = {}
         self.arrays: dict[int, Any] = {}
 
-    def _entry(self, key: str) -> dict[str, Any]:
-        info = self.meta.get(key)
+    def _entry(self, key: Any) -> tuple[dict[str, Any], zipfile.ZipInfo]:
+        """The storage table row and the zip entry of storage ``key``."""
+        info = self.meta.get(key) if isinstance(key, str) else None
         if not isinstance(info, dict):
             raise _Corrupt(f"storage {key!r} is missing from the storage table")
-        return info
-
-    def _read_into(self, key: str, target: memoryview) -> None:
         name = self.prefix + "data/" + key
         try:
             zinfo = self.zf.getinfo(name)
         except KeyError as e:
             raise _Corrupt(f"data entry {name} is missing") from e
+        return info, zinfo
+
+    def _read_into(self, zinfo: zipfile.ZipInfo, target: memoryview) -> None:
+        """Fills ``target`` with the entry's bytes, a bounded chunk at a time (no full-size copy)."""
         if zinfo.file_size != target.nbytes:
-            raise _Corrupt(f"data entry {name} holds {zinfo.file_size} bytes, expected {target.nbytes}")
-        with self.zf.open(zinfo) as src:
-            got = 0
-            while got < target.nbytes:
-                n = src.readinto(target[got:])
-                if not n:
-                    break
-                got += n
-            # Reading to the end makes zipfile verify the entry's CRC-32.
-            if got != target.nbytes or src.read(1):
-                raise _Corrupt(f"data entry {name} has the wrong size")
+            raise _Corrupt(f"data entry {zinfo.filename} holds {zinfo.file_size} bytes, expected {target.nbytes}")
+        try:
+            with self.zf.open(zinfo) as src:
+                got = 0
+                while got < target.nbytes:
+                    chunk = src.read(min(_READ_CHUNK, target.nbytes - got))
+                    if not chunk:
+                        break
+                    target[got : got + len(chunk)] = chunk
+                    got += len(chunk)
+                # Reading to the end makes zipfile verify the entry's CRC-32.
+                if got != target.nbytes or src.read(1):
+                    raise _Corrupt(f"data entry {zinfo.filename} is cut short")
+        except _Corrupt:
+            raise
+        except MemoryError:
+            raise
+        except Exception as e:  # zipfile reports damage as BadZipFile, ValueError, OSError, ...
+            raise _Corrupt(f"data entry {zinfo.filename}: {e}") from e
 
     def _location(self, base: oneflow.Tensor, saved: str) -> oneflow.Tensor:
         where = self.map_location
         if callable(where) and not isinstance(where, (str, oneflow.device)):
             result = where(base, saved)
-            return base if result is None else result
+            if result is None:  # like PyTorch: None means the default placement
+                where = None
+            elif not isinstance(result, oneflow.Tensor):
+                raise TypeError(f"load(): map_location must return a Tensor or None, not {type(result).__name__}")
+            else:
+                return result
         if isinstance(where, dict):
             target = where.get(saved, saved)
         elif where is None:
@@ -556,23 +681,23 @@ class _Loader:
                 "map_location='cpu' to load it on the CPU"
             ) from e
 
-    def storage(self, key: str) -> tuple[oneflow.Tensor, int]:
+    def storage(self, key: Any) -> tuple[oneflow.Tensor, int]:
         """The storage's tensor (one dimension) and the buffer element it starts at."""
-        found = self.storages.get(key)
+        found = self.storages.get(key) if isinstance(key, str) else None
         if found is not None:
             return found
-        info = self._entry(key)
-        try:
-            dtype = _dtype_from_name(info["dtype"])
-            numel = int(info["numel"])
-            start = int(info.get("offset", 0))
-        except Exception as e:
-            raise _Corrupt(f"bad entry for storage {key!r} ({e})") from e
+        info, zinfo = self._entry(key)
+        dtype = _dtype_from_name(info.get("dtype"))
+        numel, start = info.get("numel"), info.get("offset", 0)
+        if type(numel) is not int or type(start) is not int or numel < 0 or start < 0:
+            raise _Corrupt(f"bad entry for storage {key!r}")
+        itemsize = oneflow.empty((0,), dtype=dtype).element_size()
+        if zinfo.file_size != numel * itemsize:  # checked before allocating numel elements
+            raise _Corrupt(f"data entry {zinfo.filename} holds {zinfo.file_size} bytes, expected {numel * itemsize}")
         base = oneflow.empty((numel,), dtype=dtype)
-        itemsize = base.element_size()
         if numel:
             target = _raw(base.data_ptr(), numel * itemsize)
-            self._read_into(key, target)
+            self._read_into(zinfo, target)
             if sys.byteorder != "little":  # pragma: no cover - no big-endian hosts in CI
                 target[:] = _byteswapped(target, itemsize)
         base = self._location(base, str(info.get("device", "cpu")))
@@ -587,22 +712,38 @@ class _Loader:
         found = self.tensors.get(index)
         if found is not None:
             return found
+        dtype = _dtype_from_name(dtype_name)
+        shape = _int_tuple(shape, "tensor shape")
+        stride = _int_tuple(stride, "tensor stride")
+        numel = _numel(shape)
         if key is None:
-            t = oneflow.empty(tuple(shape), dtype=_dtype_from_name(dtype_name))
+            if numel:
+                raise _Corrupt(f"tensor of shape {shape} has no data entry")
+            t = oneflow.empty(shape, dtype=dtype)
+            if isinstance(self.map_location, (str, oneflow.device)):
+                # Tensors without elements have no storage (nor saved device): a device given
+                # as map_location places them; otherwise they load on the CPU.
+                t = self._location(t, "cpu")
         else:
             base, start = self.storage(key)
-            if _dtype_name(base.dtype) != dtype_name:
+            if base.dtype != dtype:
                 raise _Corrupt(f"tensor dtype {dtype_name} does not match its storage")
+            if type(offset) is not int or len(stride) != len(shape):
+                raise _Corrupt("bad tensor record")
             try:
                 # A detached alias: shares the storage but is not an autograd view of it.
-                t = oneflow.as_strided(base, tuple(shape), tuple(stride), int(offset) - start)
-                t = t.detach()
+                t = oneflow.as_strided(base, shape, stride, offset - start).detach()
             except RuntimeError as e:
                 raise _Corrupt(f"tensor record outside its storage ({e})") from e
-        if cls_path is not None:
-            t = _make_subclass(_tensor_class(cls_path, self.weights_only), t, bool(requires_grad))
-        elif requires_grad:
-            t.requires_grad_(True)
+        try:
+            if cls_path is not None:
+                if not isinstance(cls_path, str):
+                    raise _Corrupt("bad tensor class")
+                t = _make_subclass(_tensor_class(cls_path, self.weights_only), t, bool(requires_grad))
+            elif requires_grad:
+                t.requires_grad_(True)
+        except RuntimeError as e:  # e.g. requires_grad on an integer tensor
+            raise _Corrupt(f"bad tensor record ({e})") from e
         if attrs:
             if not isinstance(attrs, dict):
                 raise _Corrupt("bad tensor attributes")
@@ -620,26 +761,26 @@ class _Loader:
             return found
         if np is None:  # pragma: no cover
             raise RuntimeError("load(): the checkpoint holds NumPy arrays; install numpy")
-        info = self._entry(key)
+        info, zinfo = self._entry(key)
         try:
             dtype = np.dtype(str(info["dtype"]))
-            numel = int(info["numel"])
         except Exception as e:
             raise _Corrupt(f"bad entry for storage {key!r} ({e})") from e
         if dtype.kind not in "biufc":
             raise _Corrupt(f"bad array dtype {dtype}")
+        shape = _int_tuple(shape, "array shape")
+        numel = _numel(shape)
+        if info.get("numel") != numel or zinfo.file_size != numel * dtype.itemsize:
+            raise _Corrupt(f"array of shape {shape} does not match its data entry {zinfo.filename}")
         buffer = bytearray(numel * dtype.itemsize)
         if numel:
-            self._read_into(key, memoryview(buffer))
+            self._read_into(zinfo, memoryview(buffer))
         array = np.frombuffer(buffer, dtype=dtype)
         if dtype.byteorder == ">" or (dtype.byteorder == "=" and sys.byteorder == "big"):
             array = array.astype(dtype.newbyteorder("="))  # pragma: no cover
         elif dtype.byteorder == "<" and sys.byteorder == "little":
             array = array.view(dtype.newbyteorder("="))
-        try:
-            array = array.reshape(tuple(shape))
-        except ValueError as e:
-            raise _Corrupt(f"array record does not match its storage ({e})") from e
+        array = array.reshape(shape)
         self.arrays[index] = array
         return array
 
@@ -653,42 +794,59 @@ class _Loader:
             return self.ndarray(pid)
         if kind == "dtype" and len(pid) == 2:
             return _dtype_from_name(pid[1])
-        if kind == "device" and len(pid) == 2:
-            return oneflow.device(pid[1])
+        if kind == "device" and len(pid) == 2 and isinstance(pid[1], str):
+            try:
+                return oneflow.device(pid[1])
+            except Exception as e:
+                raise _Corrupt(f"bad device {pid[1]!r}") from e
         raise _Corrupt(f"unknown persistent id kind {kind!r}")
 
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: IO[bytes], loader: _Loader) -> None:
-        super().__init__(file)
+class _PersistentLoads:
+    """Unpickler mixin that resolves persistent ids through a _Loader."""
+
+    def __init__(self, file: IO[bytes], loader: _Loader, **kwargs: Any) -> None:
+        super().__init__(file, **kwargs)
         self._loader = loader
 
     def persistent_load(self, pid: Any) -> Any:
         return self._loader.persistent_load(pid)
 
 
+class _Unpickler(_PersistentLoads, pickle.Unpickler):
+    """The standard unpickler with oneflow's persistent ids (weights_only=False)."""
+
+
 class _WeightsOnlyUnpickler(_Unpickler):
-    """Rebuilds only the allow-listed globals (see _SAFE_GLOBALS)."""
+    """Rebuilds only the allow-listed globals (see _SAFE_GLOBALS and add_safe_globals)."""
 
     def find_class(self, module: str, name: str) -> Any:
-        found = _SAFE_GLOBALS.get((module, name))
+        found = _safe_global(module, name)
         if found is None:
-            raise WeightsOnlyUnpicklingError(
-                f"Weights only load failed: unsupported global {module}.{name}. weights_only=True "
-                "rebuilds only tensors, NumPy arrays, numbers, strings and plain containers; load "
-                "with weights_only=False if you trust the source of the file."
-            )
+            raise WeightsOnlyUnpicklingError(_weights_only_hint(f"unsupported global {module}.{name}"))
         return found
+
+
+def _unpickler_class(pickle_module: Any, weights_only: bool) -> type:
+    if weights_only:
+        return _WeightsOnlyUnpickler
+    if pickle_module is None or pickle_module is pickle:
+        return _Unpickler
+    base = getattr(pickle_module, "Unpickler", None)
+    if not (isinstance(base, type) and issubclass(base, (pickle.Unpickler, pickle._Unpickler))):
+        raise TypeError(f"load(): pickle_module {pickle_module!r} has no Unpickler class")
+    return type("_Unpickler", (_PersistentLoads, base), {})
 
 
 def _open_for_read(f: FileLike) -> tuple[BinaryIO, bool, str]:
     """A seekable binary stream for ``f``, whether load must close it, and a name for messages."""
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
-        return open(path, "rb"), True, repr(path)
+        return open(path, "rb"), True, repr(os.fsdecode(path))
     if not hasattr(f, "read"):
         raise TypeError(f"load(): f must be a path or a readable binary file object, not {type(f).__name__}")
-    name = repr(getattr(f, "name", "<file object>"))
+    name = getattr(f, "name", None)
+    name = repr(name) if isinstance(name, (str, bytes)) else f"<{type(f).__name__} object>"
     seekable = getattr(f, "seekable", None)
     if callable(seekable) and seekable():
         return f, False, name  # type: ignore[return-value]
@@ -703,17 +861,55 @@ def _read_entry(zf: zipfile.ZipFile, name: str) -> bytes:
         raise _Corrupt(f"entry {name} is missing") from e
 
 
+class _NotOurs(Exception):
+    """Internal: a readable archive that oneflow.save did not write."""
+
+
 def _archive_prefix(zf: zipfile.ZipFile) -> str:
-    for name in zf.namelist():
-        if name.endswith("/format"):
+    names = zf.namelist()
+    for name in names:
+        if name.endswith("/format") and name.count("/") == 1:
             return name[: -len("format")]
-    raise _Corrupt("the archive has no 'format' entry (was it written by oneflow.save?)")
+    if any(n.endswith("/data.pkl") for n in names) and any(n.endswith("/version") for n in names):
+        raise _NotOurs(
+            "it was written by torch.save, whose tensors oneflow.load cannot rebuild; load it with "
+            "torch.load, convert the tensors to NumPy arrays ({k: v.numpy() for k, v in "
+            "state_dict.items()}) and save that with oneflow.save"
+        )
+    raise _NotOurs("the archive has no 'format' entry (was it written by oneflow.save?)")
+
+
+def _open_archive(stream: BinaryIO) -> tuple[zipfile.ZipFile, str, bytes, Any]:
+    """Opens the archive and reads its small entries: (zip, folder prefix, pickle, storage table)."""
+    zf = zipfile.ZipFile(stream)
+    try:
+        prefix = _archive_prefix(zf)
+        version = _read_entry(zf, prefix + "format").strip()
+        if version != _FORMAT:
+            if version.startswith(b"oneflow.save "):
+                raise _NotOurs(f"its format version {version.decode(errors='replace')!r} is not supported")
+            raise _Corrupt(f"bad format entry {version[:40]!r}")
+        if _read_entry(zf, prefix + "byteorder").strip() != b"little":
+            raise _Corrupt("unsupported byte order")
+        data = _read_entry(zf, prefix + "data.pkl")
+        try:
+            meta = json.loads(_read_entry(zf, prefix + "storages.json").decode("utf-8"))
+        except ValueError as e:
+            raise _Corrupt(f"bad storage table ({e})") from e
+    except BaseException:
+        zf.close()
+        raise
+    return zf, prefix, data, meta
 
 
 def load(
     f: FileLike,
     map_location: MapLocation = None,
-    weights_only: bool = False,
+    pickle_module: Any = None,
+    *,
+    weights_only: bool | None = None,
+    mmap: bool | None = None,
+    **pickle_load_args: Any,
 ) -> Any:
     """Loads an object saved by :func:`save`.
 
@@ -723,40 +919,51 @@ def load(
             from), a device or device string (``"cpu"``), a dict mapping saved
             device strings to devices, or a callable ``fn(storage, location)``
             that gets each storage as a one-dimensional CPU tensor and the saved
-            device string and returns the tensor to use (or ``None`` to keep it).
-        weights_only (bool): unpickle with a restricted unpickler that only
-            rebuilds tensors, NumPy arrays, dtypes, devices, numbers, strings,
-            bytes and plain containers; anything else raises
-            ``pickle.UnpicklingError``. Use it for files from untrusted sources.
-            Default: ``False``.
+            device string and returns the tensor to use (or ``None`` for the
+            default placement).
+        pickle_module: the module whose ``Unpickler`` unpickles the object
+            structure (only with ``weights_only=False``). Default: :mod:`pickle`.
+        weights_only (bool, optional): unpickle with a restricted unpickler that
+            only rebuilds tensors (and ``nn.Parameter``), NumPy arrays and
+            scalars, dtypes, devices, numbers, strings, bytes and plain
+            containers, plus what :func:`add_safe_globals` allows; anything else
+            raises ``pickle.UnpicklingError``. Default: ``True`` unless
+            ``pickle_module`` is given. Pass ``False`` only for trusted files.
+        mmap: not supported (checkpoints are read into memory); must be ``None`` or ``False``.
+        pickle_load_args: passed to the unpickler (e.g. ``encoding``).
 
     Raises:
         RuntimeError: when the file is truncated or corrupt, or was not written
             by :func:`save`.
         pickle.UnpicklingError: with ``weights_only=True``, for disallowed content.
     """
+    if mmap:
+        raise NotImplementedError("load(): mmap=True is not supported; checkpoints are read into memory")
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("load(): cannot load weights safely when an explicit pickle_module is given")
+    unpickler_type = _unpickler_class(pickle_module, bool(weights_only))
     stream, close, name = _open_for_read(f)
     try:
         try:
-            zf = zipfile.ZipFile(stream)
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as e:
+            zf, prefix, data, meta = _open_archive(stream)
+        except _NotOurs as e:
+            raise RuntimeError(f"load(): cannot read the checkpoint {name}: {e}") from e
+        except MemoryError:
+            raise
+        except Exception as e:  # zipfile reports damage as BadZipFile, ValueError, OSError, ...
+            detail = str(e) if isinstance(e, _Corrupt) else f"{type(e).__name__}: {e}"
             raise RuntimeError(
-                f"load(): the checkpoint {name} is truncated or corrupt, or was not written by oneflow.save ({e})"
+                f"load(): the checkpoint {name} is truncated or corrupt, or was not written by oneflow.save ({detail})"
             ) from e
         with zf:
             try:
-                prefix = _archive_prefix(zf)
-                if _read_entry(zf, prefix + "format").strip() != _FORMAT:
-                    raise _Corrupt("unknown format version")
-                if _read_entry(zf, prefix + "byteorder").strip() != b"little":
-                    raise _Corrupt("unsupported byte order")
-                data = _read_entry(zf, prefix + "data.pkl")
-                loader = _Loader(zf, prefix, map_location, weights_only)
-                unpickler_type = _WeightsOnlyUnpickler if weights_only else _Unpickler
-                return unpickler_type(io.BytesIO(data), loader).load()
+                loader = _Loader(zf, prefix, meta, map_location, bool(weights_only))
+                return unpickler_type(io.BytesIO(data), loader, **pickle_load_args).load()
             except WeightsOnlyUnpicklingError:
                 raise
-            except (_Corrupt, zipfile.BadZipFile, zlib.error, EOFError, pickle.UnpicklingError) as e:
+            except (_Corrupt, EOFError, pickle.UnpicklingError) as e:
                 raise RuntimeError(f"load(): the checkpoint {name} is truncated or corrupt ({e})") from e
     finally:
         if close:
