@@ -3,19 +3,17 @@
 Each module maps onto the loss function of ``oneflow.nn.functional``; class weights
 (``weight``, ``pos_weight``) are registered as buffers, so they appear in
 ``state_dict()`` and follow ``.to()``. The deprecated ``size_average``/``reduce`` pair
-is turned into a ``reduction`` name when the module is built, with a warning. The few
-losses without a registry op (``SoftMarginLoss``, ``PoissonNLLLoss``, ...) are written
-with elementwise ops here.
+is turned into a ``reduction`` name when the module is built, with a warning.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable
 
 import oneflow
 from oneflow.nn import functional as F
+from oneflow.nn.modules.distance import PairwiseDistance
 from oneflow.nn.modules.module import Module
 
 __all__ = [
@@ -31,9 +29,11 @@ __all__ = [
     "L1Loss",
     "MSELoss",
     "MarginRankingLoss",
+    "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
     "MultiMarginLoss",
     "NLLLoss",
+    "NLLLoss2d",
     "PoissonNLLLoss",
     "SmoothL1Loss",
     "SoftMarginLoss",
@@ -53,16 +53,6 @@ def _legacy_reduction(size_average, reduce) -> str:
         f"size_average and reduce are deprecated; they mean reduction='{reduction}' here, pass that instead.",
         stacklevel=3)
     return reduction
-
-
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 class _Loss(Module):
@@ -119,6 +109,16 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    r"""The deprecated 2-D spelling of :class:`NLLLoss` (which takes :math:`(N, C, H, W)` itself)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:
+        warnings.warn("NLLLoss2d is deprecated; NLLLoss takes the same arguments and inputs.", FutureWarning,
+                      stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -328,8 +328,7 @@ class SoftMarginLoss(_Loss):
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        # log(1 + e^z) = softplus(z), stable for large z.
-        return _reduce(F.softplus(-target * input), self.reduction)
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
 class HingeEmbeddingLoss(_Loss):
@@ -347,10 +346,7 @@ class HingeEmbeddingLoss(_Loss):
         self.margin = margin
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        zeros = oneflow.zeros_like(input)
-        margin_part = oneflow.where(target != 1, (self.margin - input).clamp_min(0), zeros)
-        self_part = oneflow.where(target != -1, input, zeros)
-        return _reduce(margin_part + self_part, self.reduction)
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
 class PoissonNLLLoss(_Loss):
@@ -373,16 +369,8 @@ class PoissonNLLLoss(_Loss):
         self.eps = eps
 
     def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
-        if self.log_input:
-            loss = oneflow.exp(log_input) - target * log_input
-        else:
-            loss = log_input - target * oneflow.log(log_input + self.eps)
-        if self.full:
-            # target * log(target) - target + 0.5 * log(2 pi target), only where target > 1.
-            safe = oneflow.where(target > 1, target, oneflow.ones_like(target))
-            stirling = safe * oneflow.log(safe) - safe + 0.5 * oneflow.log(2 * math.pi * safe)
-            loss = loss + oneflow.where(target > 1, stirling, oneflow.zeros_like(stirling))
-        return _reduce(loss, self.reduction)
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                  reduction=self.reduction)
 
 
 class GaussianNLLLoss(Module):
@@ -405,23 +393,7 @@ class GaussianNLLLoss(Module):
         self.reduction = reduction
 
     def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
-        if not isinstance(var, oneflow.Tensor):
-            var = oneflow.full(input.shape, float(var), dtype=input.dtype, device=input.device)
-        if tuple(var.shape) != tuple(input.shape):
-            if tuple(input.shape[:-1]) == tuple(var.shape):
-                var = var.unsqueeze(-1)
-            elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
-                raise ValueError("var is of incorrect size")
-        if self.reduction not in ("none", "mean", "sum"):
-            raise ValueError(f"{self.reduction} is not a valid value for reduction")
-        if bool((var < 0).any()):
-            raise ValueError("var has negative entry/entries")
-        # Clamped values with the gradient of the identity, as PyTorch's in-place clamp under no_grad.
-        var = var + (var.clamp_min(self.eps) - var).detach()
-        loss = 0.5 * (oneflow.log(var) + (input - target) ** 2 / var)
-        if self.full:
-            loss = loss + 0.5 * math.log(2 * math.pi)
-        return _reduce(loss, self.reduction)
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
@@ -436,12 +408,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        loss = -(target * F.logsigmoid(input) + (1 - target) * F.logsigmoid(-input))
-        if self.weight is not None:
-            loss = loss * self.weight
-        class_dim = input.dim() - 1
-        loss = loss.sum(dim=class_dim) / input.size(class_dim)
-        return _reduce(loss, self.reduction)
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class MultiMarginLoss(_WeightedLoss):
@@ -468,29 +435,24 @@ class MultiMarginLoss(_WeightedLoss):
         self.margin = margin
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        batched = input.dim() == 2
-        if input.dim() not in (1, 2) or target.dim() > 1:
-            raise RuntimeError(
-                f"multi_margin_loss: expected input (N, C) or (C) and target (N) or (), got input of shape "
-                f"{list(input.shape)} and target of shape {list(target.shape)}")
-        x = input if batched else input.unsqueeze(0)
-        y = target.reshape(-1)
-        n, c = x.shape
-        if y.shape[0] != n:
-            raise RuntimeError(
-                f"multi_margin_loss: target of shape {list(target.shape)} does not match input of shape "
-                f"{list(input.shape)}")
-        x_y = x.gather(1, y.unsqueeze(1))
-        z = (self.margin - x_y + x).clamp_min(0)
-        if self.p == 2:
-            z = z * z
-        if self.weight is not None:
-            z = z * self.weight[y].unsqueeze(1)
-        not_target = 1 - F.one_hot(y, c).to(z.dtype)
-        loss = (z * not_target).sum(dim=1) / c
-        if not batched:
-            loss = loss.squeeze(0)
-        return _reduce(loss, self.reduction)
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    r"""Multi-label hinge loss: per sample,
+    :math:`\frac{1}{C}\sum_{j}\sum_{i \notin y} \max(0, 1 - (x_{y_j} - x_i))` over the target classes
+    :math:`y_j` (the entries of ``target`` before its first -1) and the other classes :math:`i`.
+
+    Args:
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average, reduce: deprecated; use ``reduction``.
+
+    Shape: ``input`` :math:`(C)` or :math:`(N, C)`; ``target`` int64 of the same shape.
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class TripletMarginWithDistanceLoss(_Loss):
@@ -498,7 +460,7 @@ class TripletMarginWithDistanceLoss(_Loss):
 
     Args:
         distance_function: maps two tensors to their distances; default
-            :func:`oneflow.nn.functional.pairwise_distance`.
+            :class:`oneflow.nn.PairwiseDistance`.
         margin: the required gap (positive). Default: 1.
         swap: use the smaller of :math:`d(a, n)` and :math:`d(p, n)`. Default: ``False``.
         reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
@@ -510,14 +472,11 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(
                 f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
-        self.distance_function = distance_function if distance_function is not None else F.pairwise_distance
+        # The default is a PairwiseDistance module, so it shows in the repr and the module tree.
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
         self.margin = margin
         self.swap = swap
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
-        dist_pos = self.distance_function(anchor, positive)
-        dist_neg = self.distance_function(anchor, negative)
-        if self.swap:
-            dist_neg = oneflow.minimum(dist_neg, self.distance_function(positive, negative))
-        loss = (self.margin + dist_pos - dist_neg).clamp_min(0)
-        return _reduce(loss, self.reduction)
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)

@@ -1,4 +1,5 @@
-"""Pooling layers: max, average, adaptive (fixed output size) and max-unpooling, in 1, 2 and 3 dims.
+"""Pooling layers: max, average, power-average, fractional max, adaptive (fixed output size) and
+max-unpooling, in 1, 2 and 3 dims.
 
 The modules store their arguments (with PyTorch's conventions for what is kept as given
 and what is made a tuple, which shows in the repr) and call the pooling functions of
@@ -22,6 +23,11 @@ __all__ = [
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
@@ -267,3 +273,108 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
     def forward(self, input: oneflow.Tensor, indices: oneflow.Tensor, output_size=None) -> oneflow.Tensor:
         return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    r"""1-D power-average pooling over :math:`(N, C, L)` or :math:`(C, L)`:
+    :math:`f(X) = \sqrt[p]{\sum_{x \in X} x^p}` over each window.
+
+    ``p = 1`` gives sum pooling, :math:`p = \infty` max pooling.
+
+    Args:
+        norm_type: the power :math:`p`.
+        kernel_size: size of the window.
+        stride: step of the window. Default: ``kernel_size``.
+        ceil_mode: round the output size up instead of down.
+    """
+
+    def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    r"""2-D power-average pooling over :math:`(N, C, H, W)` or :math:`(C, H, W)` (see :class:`LPPool1d`;
+    sizes are an int or a pair)."""
+
+    def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    r"""3-D power-average pooling over :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)` (see
+    :class:`LPPool1d`; sizes are an int or a triple)."""
+
+    def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _FractionalMaxPoolNd(Module):
+    _dims = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                 _random_samples: oneflow.Tensor | None = None) -> None:
+        super().__init__()
+        name = type(self).__name__
+        t = _pair if self._dims == 2 else _triple
+        self.kernel_size = t(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = t(output_size) if output_size is not None else None
+        self.output_ratio = t(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    r"""2-D fractional max pooling (Graham, 2014) over :math:`(N, C, H, W)` or :math:`(C, H, W)`:
+    the max of ``kernel_size`` windows at pseudo-random, overlapping positions, one draw per plane.
+
+    Args:
+        kernel_size: the window, an int or a pair.
+        output_size: the output's (H, W), an int or a pair.
+        output_ratio: the output's size as a fraction in (0, 1) of the input's, a float or a pair.
+        return_indices: also return the indices of the maxima (for :class:`MaxUnpool2d`).
+        _random_samples: fixed ``(N, C, 2)`` samples in [0, 1) placing the windows (a buffer);
+            drawn from oneflow's generator at each call when not given.
+
+    Examples::
+
+        >>> m = oneflow.nn.FractionalMaxPool2d(3, output_ratio=(0.5, 0.5))
+        >>> m(oneflow.randn(20, 16, 50, 32)).shape
+        oneflow.Size([20, 16, 25, 16])
+    """
+
+    _dims = 2
+
+    def forward(self, input: oneflow.Tensor):
+        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                       self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    r"""3-D fractional max pooling over :math:`(N, C, T, H, W)` or :math:`(C, T, H, W)` (see
+    :class:`FractionalMaxPool2d`; sizes and ratios are an int/float or a triple, ``_random_samples``
+    is ``(N, C, 3)``)."""
+
+    _dims = 3
+
+    def forward(self, input: oneflow.Tensor):
+        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                       self.return_indices, _random_samples=self._random_samples)
