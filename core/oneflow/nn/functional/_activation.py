@@ -5,6 +5,7 @@ PyTorch's arguments onto them (``inplace=True`` picks the ``op_`` twin, ``input`
 may be passed by keyword).
 """
 
+import oneflow
 from oneflow import _C
 
 _ops = _C.ops
@@ -29,6 +30,8 @@ __all__ = [
     "quick_gelu",
     "relu",
     "relu6",
+    "rrelu",
+    "rrelu_",
     "selu",
     "selu_",
     "silu",
@@ -158,3 +161,18 @@ def threshold(input, threshold, value, inplace=False):
 
 def threshold_(input, threshold, value):
     return _ops.threshold_(input, threshold, value)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element in training
+    (and is (lower + upper) / 2 otherwise)."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slope = oneflow.empty_like(input).uniform_(lower, upper)
+    out = oneflow.where(input > 0, input, input * slope)
+    # copy_ keeps the in-place result differentiable (its gradient is the drawn slope).
+    return input.copy_(out) if inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)

@@ -4,15 +4,26 @@ ops/defs/softmax.cc).
 ``batch_norm``, ``instance_norm`` and ``group_norm`` map their arguments onto
 the registry ops and, like PyTorch, refuse statistics over a single value with
 ValueError; ``layer_norm`` and ``rms_norm`` are the registry ops themselves.
-``softmax`` and ``log_softmax`` (normalizing exponentials along a dim) pick
-PyTorch's legacy dim when none is given.
+``softmax``, ``softmin`` and ``log_softmax`` (normalizing exponentials along a dim) pick
+PyTorch's legacy dim when none is given. ``local_response_norm`` is a composite: an average
+pool over the squared input's padded channel axis.
 """
 
 import warnings
 
 from oneflow import _C
 
-__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "log_softmax", "rms_norm", "softmax"]
+__all__ = [
+    "batch_norm",
+    "group_norm",
+    "instance_norm",
+    "layer_norm",
+    "local_response_norm",
+    "log_softmax",
+    "rms_norm",
+    "softmax",
+    "softmin",
+]
 
 layer_norm = _C.ops.layer_norm
 rms_norm = _C.ops.rms_norm
@@ -80,3 +91,32 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return _C.ops.log_softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along ``dim``: the smallest values get the largest weights."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return _C.ops.softmax(-input, dim, dtype)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Divides each element of (N, C, *) by ``(k + alpha / size * sum of squares over the size
+    channels around it) ** beta``."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    # The channel window average as an average pool over a zero-padded channel axis.
+    div = input.mul(input).unsqueeze(1)
+    front, back = size // 2, (size - 1) // 2
+    if dim == 3:
+        div = _C.ops._pad(div, [0, 0, front, back], "constant", None)
+        div = _C.ops.avg_pool2d(div, [size, 1], [1, 1]).squeeze(1)
+    else:
+        sizes = list(input.shape)
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = _C.ops._pad(div, [0, 0, 0, 0, front, back], "constant", None)
+        div = _C.ops.avg_pool3d(div, [size, 1, 1], [1, 1, 1]).squeeze(1).reshape(sizes)
+    return input / div.mul(alpha).add(k).pow(beta)

@@ -201,6 +201,11 @@ def affine_grid(theta, size, align_corners=None):
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Sliding local blocks of (N, C, H, W) as columns (N, C * kh * kw, L) (im2col)."""
+    if input.dim() < 3:
+        # PyTorch reads the image dims before checking the rank, hence its IndexError here.
+        raise IndexError(
+            f"unfold(): expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got {input.dim()}-D "
+            f"{list(input.shape)}")
     return _C.ops._im2col(input, kernel_size, dilation, padding, stride)
 
 

@@ -117,15 +117,7 @@ class RReLU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        if not self.training:
-            return F.leaky_relu(input, (self.lower + self.upper) / 2, self.inplace)
-        slope = oneflow.empty_like(input).uniform_(self.lower, self.upper)
-        out = oneflow.where(input >= 0, input, input * slope)
-        if self.inplace:
-            with oneflow.no_grad():
-                input.copy_(out)
-            return input
-        return out
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"lower={self.lower}, upper={self.upper}{_inplace_suffix(self.inplace)}"
@@ -504,7 +496,7 @@ class Softmin(Module):
         self.dim = dim
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.softmax(-input, self.dim, _stacklevel=5)
+        return F.softmin(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -729,6 +721,9 @@ class MultiheadAttention(Module):
                 # PyTorch trusts the hint here and applies a causal mask whatever attn_mask holds.
                 attn_mask = oneflow.ones((tgt_len, src_len), dtype=oneflow.bool, device=query.device).triu(1)
 
+        if key_padding_mask is not None and attn_mask is not None and key_padding_mask.dtype != attn_mask.dtype:
+            warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. Use same type for "
+                          "both instead.", stacklevel=2)
         key_padding_mask = _float_mask(key_padding_mask, "key_padding_mask", query.dtype)
         attn_mask = _float_mask(attn_mask, "attn_mask", query.dtype)
 

@@ -67,38 +67,6 @@ class Dropout3d(_DropoutNd):
         return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
-# SELU's fixed point: dropped units are set to its negative saturation value.
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-_ALPHA_PRIME = -_SELU_ALPHA * _SELU_SCALE
-
-
-def _alpha_dropout(input, p: float, training: bool, inplace: bool, feature: bool):
-    if not training or p == 0:
-        return input
-    if p == 1:
-        out = input.mul(0.0)
-    else:
-        if feature:
-            if input.dim() < 2:
-                raise RuntimeError(
-                    f"feature_alpha_dropout: expected an input with at least 2 dims (N, C, ...), got "
-                    f"{input.dim()}-D")
-            mask_shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
-        else:
-            mask_shape = list(input.shape)
-        keep = oneflow.empty(mask_shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
-        # a and b keep the mean and variance of a SELU-normalized input unchanged.
-        a = ((1 - p) * (1 + p * _ALPHA_PRIME ** 2)) ** -0.5
-        b = _ALPHA_PRIME * a * p
-        out = (input * keep + (1 - keep) * _ALPHA_PRIME) * a + b
-    if inplace:
-        with oneflow.no_grad():
-            input.copy_(out)
-        return input
-    return out
-
-
 class AlphaDropout(_DropoutNd):
     r"""Dropout for self-normalizing (SELU) networks: dropped elements take SELU's negative
     saturation value and an affine correction keeps the input's mean and variance.
@@ -109,11 +77,11 @@ class AlphaDropout(_DropoutNd):
     """
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
-        return _alpha_dropout(input, self.p, self.training, self.inplace, feature=False)
+        return F.alpha_dropout(input, self.p, self.training, self.inplace)
 
 
 class FeatureAlphaDropout(_DropoutNd):
     r""":class:`AlphaDropout` of whole channels of :math:`(N, C, *)`."""
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
-        return _alpha_dropout(input, self.p, self.training, self.inplace, feature=True)
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)

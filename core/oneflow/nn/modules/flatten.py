@@ -38,10 +38,7 @@ class Unflatten(Module):
 
     def __init__(self, dim: int, unflattened_size) -> None:
         super().__init__()
-        if isinstance(dim, int):
-            self._require_tuple_int(unflattened_size)
-        else:
-            raise TypeError("invalid argument type for dim parameter (named dims are not supported)")
+        self._require_tuple_int(unflattened_size)
         self.dim = dim
         self.unflattened_size = unflattened_size
 
@@ -56,14 +53,18 @@ class Unflatten(Module):
         raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(value).__name__}")
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
+        dim = self.dim
+        if not isinstance(dim, int):
+            raise TypeError(f"unflatten(): dim must be an int, not {type(dim).__name__}")
         shape = list(input.shape)
         ndim = len(shape)
-        dim = self.dim
         if not -max(ndim, 1) <= dim < max(ndim, 1):
             raise IndexError(
                 f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, {max(ndim, 1) - 1}], "
                 f"but got {dim})")
-        dim %= max(ndim, 1)
+        if ndim == 0:
+            raise RuntimeError(f"unflatten: dim {dim} given, but the input is a 0-d tensor (it has no dims to split)")
+        dim %= ndim
         sizes = list(self.unflattened_size)
         if len(sizes) == 0:
             raise RuntimeError("unflatten: sizes must be non-empty")

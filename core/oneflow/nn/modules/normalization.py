@@ -34,6 +34,9 @@ __all__ = [
 class _NormBase(Module):
     """Affine parameters and running-statistics buffers shared by batch and instance norm."""
 
+    # Version 2 added num_batches_tracked; state dicts without a version may lack it.
+    _version = 2
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__()
@@ -79,6 +82,16 @@ class _NormBase(Module):
 
     def _check_input_dim(self, input) -> None:
         raise NotImplementedError
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
+                              missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            # An old checkpoint (or a plain dict) without the batch count: keep the current one.
+            state_dict[key] = self.num_batches_tracked.clone()
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
@@ -361,26 +374,7 @@ class LocalResponseNorm(Module):
         self.k = k
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
-        dim = input.dim()
-        if dim < 3:
-            raise ValueError(
-                f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
-        if input.numel() == 0:
-            return input
-        # The channel window average as an average pool over a padded channel axis.
-        div = input.mul(input).unsqueeze(1)
-        front, back = self.size // 2, (self.size - 1) // 2
-        if dim == 3:
-            div = F.pad(div, [0, 0, front, back])
-            div = F.avg_pool2d(div, (self.size, 1), stride=1).squeeze(1)
-        else:
-            sizes = list(input.shape)
-            div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
-            div = F.pad(div, [0, 0, 0, 0, front, back])
-            div = F.avg_pool3d(div, (self.size, 1, 1), stride=1).squeeze(1)
-            div = div.reshape(sizes)
-        div = div.mul(self.alpha).add(self.k).pow(self.beta)
-        return input / div
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -116,19 +116,40 @@ class ZeroPad3d(ConstantPad3d):
 class _ModePadNd(Module):
     _tuple = staticmethod(_pad2)
     _mode = "reflect"
+    _dims: tuple = ()  # the input ranks accepted, when the layer checks them itself
 
     def __init__(self, padding) -> None:
         super().__init__()
         self.padding = self._tuple(padding)
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
+        if self._dims and input.dim() not in self._dims:
+            raise ValueError(f"expected {self._dims[0]}D or {self._dims[1]}D input (got {input.dim()}D input)")
         return F.pad(input, list(self.padding), self._mode)
 
     def extra_repr(self) -> str:
         return f"{self.padding}"
 
 
-class ReflectionPad1d(_ModePadNd):
+class _ReflectionPadNd(_ModePadNd):
+    """Base of the reflection padding layers."""
+
+    _mode = "reflect"
+
+
+class _ReplicationPadNd(_ModePadNd):
+    """Base of the replication padding layers."""
+
+    _mode = "replicate"
+
+
+class _CircularPadNd(_ModePadNd):
+    """Base of the circular padding layers."""
+
+    _mode = "circular"
+
+
+class ReflectionPad1d(_ReflectionPadNd):
     r"""Pads the last dim with the reflection of the input (the edge not repeated).
 
     Args:
@@ -136,24 +157,21 @@ class ReflectionPad1d(_ModePadNd):
     """
 
     _tuple = staticmethod(_pad2)
-    _mode = "reflect"
 
 
-class ReflectionPad2d(_ModePadNd):
+class ReflectionPad2d(_ReflectionPadNd):
     r"""Reflection padding of the last two dims (``padding``: an int or ``(left, right, top, bottom)``)."""
 
     _tuple = staticmethod(_pad4)
-    _mode = "reflect"
 
 
-class ReflectionPad3d(_ModePadNd):
+class ReflectionPad3d(_ReflectionPadNd):
     r"""Reflection padding of the last three dims (``padding``: an int or a 6-tuple)."""
 
     _tuple = staticmethod(_pad6)
-    _mode = "reflect"
 
 
-class ReplicationPad1d(_ModePadNd):
+class ReplicationPad1d(_ReplicationPadNd):
     r"""Pads the last dim by repeating the edge values.
 
     Args:
@@ -161,24 +179,21 @@ class ReplicationPad1d(_ModePadNd):
     """
 
     _tuple = staticmethod(_pad2)
-    _mode = "replicate"
 
 
-class ReplicationPad2d(_ModePadNd):
+class ReplicationPad2d(_ReplicationPadNd):
     r"""Replication padding of the last two dims (``padding``: an int or ``(left, right, top, bottom)``)."""
 
     _tuple = staticmethod(_pad4)
-    _mode = "replicate"
 
 
-class ReplicationPad3d(_ModePadNd):
+class ReplicationPad3d(_ReplicationPadNd):
     r"""Replication padding of the last three dims (``padding``: an int or a 6-tuple)."""
 
     _tuple = staticmethod(_pad6)
-    _mode = "replicate"
 
 
-class CircularPad1d(_ModePadNd):
+class CircularPad1d(_CircularPadNd):
     r"""Pads the last dim by wrapping around: the left pad comes from the right end and vice versa.
 
     Args:
@@ -186,18 +201,18 @@ class CircularPad1d(_ModePadNd):
     """
 
     _tuple = staticmethod(_pad2)
-    _mode = "circular"
+    _dims = (2, 3)
 
 
-class CircularPad2d(_ModePadNd):
+class CircularPad2d(_CircularPadNd):
     r"""Circular padding of the last two dims (``padding``: an int or ``(left, right, top, bottom)``)."""
 
     _tuple = staticmethod(_pad4)
-    _mode = "circular"
+    _dims = (3, 4)
 
 
-class CircularPad3d(_ModePadNd):
+class CircularPad3d(_CircularPadNd):
     r"""Circular padding of the last three dims (``padding``: an int or a 6-tuple)."""
 
     _tuple = staticmethod(_pad6)
-    _mode = "circular"
+    _dims = (4, 5)

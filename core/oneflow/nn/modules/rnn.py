@@ -90,6 +90,14 @@ class RNNBase(Module):
             warnings.warn(
                 f"dropout={dropout} with num_layers=1 has no effect: dropout is applied between stacked "
                 "recurrent layers, after every layer but the last.", stacklevel=3)
+        if not isinstance(bias, bool):
+            raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
+        if not isinstance(batch_first, bool):
+            raise TypeError(f"batch_first should be of type bool, got: {type(batch_first).__name__}")
+        if not isinstance(input_size, int):
+            raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
             raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
         if hidden_size <= 0:
@@ -172,6 +180,8 @@ class RNNBase(Module):
         if input.size(-1) != self.input_size:
             raise RuntimeError(
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}")
+        if input.size(1 if self.batch_first else 0) == 0:
+            raise RuntimeError(f"{self._name()}: expected a sequence length larger than 0")
 
     def _expected_hidden_size(self, input: Tensor, hidden_size: int) -> tuple:
         mini_batch = input.size(0) if self.batch_first else input.size(1)
@@ -337,7 +347,7 @@ class LSTM(RNNBase):
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None):
         input, is_batched = self._prepare_input(input)
         if hx is not None:
-            h0, c0 = hx
+            h0, c0 = hx[0], hx[1]
             if is_batched and (h0.dim() != 3 or c0.dim() != 3):
                 raise RuntimeError(
                     f"For batched 3-D input, hx and cx should also be 3-D but got ({h0.dim()}-D, {c0.dim()}-D) "

@@ -11,12 +11,13 @@ submodule).
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 
 import oneflow
 from oneflow.nn import functional as F
 from oneflow.nn import init
-from oneflow.nn.modules.activation import MultiheadAttention
+from oneflow.nn.modules.activation import GELU, MultiheadAttention, ReLU, _float_mask
 from oneflow.nn.modules.container import ModuleList
 from oneflow.nn.modules.dropout import Dropout
 from oneflow.nn.modules.linear import Linear
@@ -40,6 +41,23 @@ def _get_activation_fn(activation: str) -> Callable[[Tensor], Tensor]:
     if activation == "gelu":
         return F.gelu
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def _relu_or_gelu(activation) -> int:
+    """1 for ReLU, 2 for GELU (function or module), else 0: the activations of PyTorch's fused path."""
+    if activation is F.relu or isinstance(activation, ReLU):
+        return 1
+    if activation is F.gelu or isinstance(activation, GELU):
+        return 2
+    return 0
+
+
+def _canonical_masks(mask, mask_name: str, padding_mask, padding_name: str, dtype):
+    """Both masks as additive float masks, warning (as PyTorch does) when their types differ."""
+    if mask is not None and padding_mask is not None and mask.dtype != padding_mask.dtype:
+        warnings.warn(f"Support for mismatched {padding_name} and {mask_name} is deprecated. Use same type for "
+                      "both instead.", stacklevel=3)
+    return _float_mask(mask, mask_name, dtype), _float_mask(padding_mask, padding_name, dtype)
 
 
 def _get_clones(module: Module, n: int) -> ModuleList:
@@ -108,10 +126,13 @@ class TransformerEncoderLayer(Module):
         self.dropout2 = Dropout(dropout)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
+        self.activation_relu_or_gelu = _relu_or_gelu(activation)
         self.activation = activation
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool = False) -> Tensor:
+        src_mask, src_key_padding_mask = _canonical_masks(src_mask, "src_mask", src_key_padding_mask,
+                                                          "src_key_padding_mask", src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -202,8 +223,13 @@ class TransformerEncoder(Module):
         encoder_layer: the layer to copy (it is not itself registered).
         num_layers: number of layers.
         norm: a final normalization, e.g. ``LayerNorm``. Default: ``None``.
-        enable_nested_tensor, mask_check: accepted for PyTorch compatibility (PyTorch's nested-tensor
-            fast path is an inference optimisation; results here are those of the regular path).
+        enable_nested_tensor: allow PyTorch's nested-tensor inference path (batch-first stacks of
+            standard encoder layers; a warning says why when it cannot apply). Default: ``True``.
+        mask_check: take that path only for padding masks whose kept positions come first.
+            Default: ``True``.
+
+    On that path (eval mode, no gradient, a ``src_key_padding_mask`` and no ``mask``) PyTorch drops
+    the padded positions, so they come back as zeros; this module returns the same.
 
     ``forward(src, mask=None, src_key_padding_mask=None, is_causal=None)``; ``is_causal=None``
     detects a causal ``mask``.
@@ -218,17 +244,66 @@ class TransformerEncoder(Module):
         self.enable_nested_tensor = enable_nested_tensor
         self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                          stacklevel=2)
+            self.use_nested_tensor = False
+
+    def _drops_padding(self, src: Tensor, mask: Tensor | None, src_key_padding_mask: Tensor | None) -> bool:
+        """Whether PyTorch would run this call on nested tensors (its inference fast path), where
+        padded positions are dropped and come back as zeros."""
+        if (not self.use_nested_tensor or not len(self.layers) or self.layers[0].training or src.dim() != 3
+                or src_key_padding_mask is None or mask is not None):
+            return False
+        if oneflow.is_grad_enabled() and (src.requires_grad
+                                          or any(p.requires_grad for p in self.layers[0].parameters())):
+            return False
+        if self.mask_check:
+            # Only masks whose kept positions come first in every sequence qualify.
+            kept = src_key_padding_mask.logical_not().to(oneflow.int64)
+            if bool((kept[:, 1:] > kept[:, :-1]).any()):
+                return False
+        return True
 
     def forward(self, src: Tensor, mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool | None = None) -> Tensor:
+        mask, src_key_padding_mask = _canonical_masks(mask, "mask", src_key_padding_mask, "src_key_padding_mask",
+                                                      src.dtype)
         batch_first = self.layers[0].self_attn.batch_first if len(self.layers) else False
         is_causal = _detect_is_causal_mask(mask, is_causal, _seq_len(src, batch_first))
+        drop_padding = self._drops_padding(src, mask, src_key_padding_mask)
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if drop_padding:
+            # (N, S) padded positions of a batch-first output: zeros, as PyTorch's nested path returns.
+            output = output.masked_fill((src_key_padding_mask != 0).unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+
+def _why_not_nested(layer) -> str:
+    """Why PyTorch's nested-tensor inference path cannot serve stacks of ``layer`` ('' if it can)."""
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{type(layer).__name__} is not a TransformerEncoderLayer"
+    attn = layer.self_attn
+    if layer.norm_first:
+        return "encoder_layer.norm_first was True"
+    if not attn.batch_first:
+        return "encoder_layer.self_attn.batch_first was not True (use batch_first for better inference performance)"
+    if not attn._qkv_same_embed_dim:
+        return "encoder_layer.self_attn._qkv_same_embed_dim was not True"
+    if attn.in_proj_bias is None:
+        return "encoder_layer.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return "encoder_layer.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return "encoder_layer.norm1.eps was not equal to encoder_layer.norm2.eps"
+    if attn.num_heads % 2 == 1:
+        return "num_head is odd"
+    return ""
 
 
 class TransformerDecoder(Module):
