@@ -3,7 +3,7 @@
 ``einsum(equation, *operands)``, ``meshgrid(*tensors, indexing=None)`` and
 ``cartesian_prod(*tensors)`` take varargs; ``tensordot`` takes ``dims`` as an
 int or a pair of lists; ``unique`` and ``unique_consecutive`` return as many
-tensors as their flags ask for. The work is done by the registry ops
+tensors as their flags ask for; ``unflatten`` infers a -1 size and is a view. The work is done by the registry ops
 (``ops/defs/tensor_ops.cc``, ``ops/defs/sort.cc``); these wrappers only map
 arguments. ``inverse`` and ``cholesky`` raise ``oneflow.linalg.LinAlgError`` for
 singular input, as PyTorch does.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import numbers
+import operator
 
 import oneflow
 from oneflow import _C
@@ -25,6 +26,7 @@ __all__ = [
     "inverse",
     "meshgrid",
     "tensordot",
+    "unflatten",
     "unique",
     "unique_consecutive",
 ]
@@ -128,6 +130,72 @@ def cholesky(input, upper: builtins.bool = False) -> oneflow.Tensor:
     return _linalg.cholesky(input, upper=upper)
 
 
+def _unflatten_sizes(sizes) -> list:
+    """``sizes`` as a list of ints (a tuple, list or ``Size``; bools are refused as PyTorch does)."""
+    if not isinstance(sizes, (tuple, list)):
+        raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}")
+    out = []
+    for pos, s in enumerate(sizes):
+        if isinstance(s, builtins.bool) or (isinstance(s, oneflow.Tensor) and s.dtype == oneflow.bool):
+            s = None
+        else:
+            try:
+                s = operator.index(s)
+            except TypeError:
+                s = None
+        if s is None:
+            raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, but found element "
+                            f"of type {type(sizes[pos]).__name__} at pos {pos}")
+        out.append(s)
+    return out
+
+
+def unflatten(input, dim: int, sizes) -> oneflow.Tensor:
+    """Splits dim ``dim`` of ``input`` into the dims ``sizes`` (a view).
+
+    One entry of ``sizes`` may be -1: it is inferred from the size of ``dim``. The product of
+    ``sizes`` must equal that size. ``input.unflatten(dim, sizes)`` is the same.
+
+    Example: a ``(2, 12)`` tensor unflattened at dim 1 into ``(3, -1)`` has shape ``(2, 3, 4)``.
+    """
+    if isinstance(dim, builtins.bool) or not isinstance(dim, numbers.Integral):
+        raise TypeError(f"unflatten(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    sizes = _unflatten_sizes(sizes)
+    shape = list(input.shape)
+    ndim = len(shape)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if ndim == 0:
+        raise RuntimeError(f"unflatten: Dimension specified as {dim} but tensor has no dimensions")
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    d = dim % ndim
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten: only one dimension can be inferred")
+    for i, s in enumerate(sizes):
+        if s < -1:
+            raise RuntimeError(f"unflatten: invalid shape dimension {s} at index {i} of shape {sizes}")
+    known = 1
+    for s in sizes:
+        if s != -1:
+            known *= s
+    mismatch = (f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {dim} ({shape[d]}) in "
+                "the input tensor")
+    if -1 in sizes:
+        if known == 0:
+            if shape[d] == 0:
+                raise RuntimeError(f"unflatten: cannot infer the -1 in sizes {sizes} for dim {dim} of size 0 "
+                                   "(it can be any value and is ambiguous)")
+            raise RuntimeError(mismatch)
+        if shape[d] % known:
+            raise RuntimeError(mismatch)
+        sizes[sizes.index(-1)] = shape[d] // known
+    elif known != shape[d]:
+        raise RuntimeError(mismatch)
+    # Splitting one dim is always expressible with strides, so this is a view of any input.
+    return input.view(shape[:d] + sizes + shape[d + 1:])
+
+
 def _install_methods() -> None:
     """Tensor methods with the wrappers' signatures (the registry's own methods would
     return all three unique outputs, or raise RuntimeError for singular input)."""
@@ -142,6 +210,7 @@ def _install_methods() -> None:
     Tensor.unique = unique_method
     Tensor.unique_consecutive = unique_consecutive_method
     Tensor.inverse = inverse
+    Tensor.unflatten = unflatten
     Tensor.cholesky = cholesky
 
 

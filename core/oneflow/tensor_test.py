@@ -441,3 +441,48 @@ def test_from_numpy_of_read_only_array_warns_like_torch():
     with pytest.warns(UserWarning, match="not writable"):
         t = flow.from_numpy(a)
     assert t.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_unflatten_matches_torch():
+    base_o, base_t = pair((2, 12))
+    # (transposed?, dim, sizes): the transposed base (12, 2) is split along its strided dim 0.
+    for transposed, dim, sizes in ((False, 1, (3, 4)), (False, -1, [3, -1]), (False, 0, (-1,)), (False, 0, [1, 2]),
+                                   (True, 0, (3, 4)), (True, 0, (2, -1, 3)), (True, -1, (2, 1))):
+        m_o, m_t = (base_o.T, base_t.T) if transposed else (base_o, base_t)
+        same_view(m_o.unflatten(dim, sizes), m_t.unflatten(dim, sizes), base_o, base_t)
+        same_view(flow.unflatten(m_o, dim, sizes), torch.unflatten(m_t, dim, sizes), base_o, base_t)
+    ours, theirs = flow.zeros(0, 3).unflatten(0, (2, -1)), torch.zeros(0, 3).unflatten(0, (2, -1))
+    assert tuple(ours.shape) == tuple(theirs.shape) == (2, 0, 3)
+    assert tuple(flow.zeros(2, 6).unflatten(1, flow.Size([2, 3])).shape) == (2, 2, 3)
+    assert tuple(flow.zeros(2, 6).unflatten(1, (flow.tensor(3), 2)).shape) == (2, 3, 2)
+    x = flow.arange(6.0, requires_grad=True)
+    (x.unflatten(0, (2, 3)) * flow.tensor([[1.0], [2.0]])).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0, 2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    "shape, dim, sizes",
+    [
+        ((2, 12), 1, (5, 4)),
+        ((2, 12), 1, (5, -1)),
+        ((2, 12), 1, (0, -1)),
+        ((2, 12), 1, (-1, -1)),
+        ((2, 12), 1, (-2, -6)),
+        ((2, 12), 1, ()),
+        ((2, 12), 2, (3, 4)),
+        ((2, 12), -3, (3, 4)),
+        ((2, 12), 1, 12),
+        ((2, 12), 1.0, (3, 4)),
+        ((2, 12), 1, (3.0, 4)),
+        ((2, 12), 1, (True, 12)),
+        ((), 0, (1,)),
+        ((0, 3), 0, (-1, 0)),
+    ],
+)
+def test_unflatten_errors_match_torch(shape, dim, sizes):
+    with pytest.raises(Exception) as theirs:
+        torch.zeros(shape).unflatten(dim, sizes)
+    with pytest.raises(Exception) as ours:
+        flow.zeros(shape).unflatten(dim, sizes)
+    assert type(ours.value) is type(theirs.value) or type(ours.value).__name__ == type(theirs.value).__name__
+    assert "unflatten" in str(ours.value) or "Dimension out of range" in str(ours.value)

@@ -515,9 +515,12 @@ void KlDiv(OpCall& call) {
   if (call.args[3].to_bool()) {
     loss = Mul(Unary("exp", t), Sub(t, x));
   } else {
-    // xlogy(t, t): 0 where t == 0, NaN for t < 0.
+    // xlogy(t, t): 0 where t == 0, NaN for t < 0. t log t is selected away at
+    // t == 0, not computed from a safe log: its zero gradient there then meets
+    // log(0) = -inf and 0 / 0, so the target gradient is NaN at t == 0, as
+    // PyTorch's (xlogy's derivative in its second argument is t / t).
     TensorImplPtr zero = Call("eq", {t, Num(0)});
-    TensorImplPtr tlogt = Mul(t, Unary("log", Where(zero, Num(1), t)));
+    TensorImplPtr tlogt = Where(zero, Num(0), Mul(t, Unary("log", t)));
     loss = Sub(tlogt, Mul(t, x));
   }
   TensorImplPtr out = Reduce(loss, r);

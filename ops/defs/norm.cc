@@ -339,6 +339,20 @@ OF_OP(
     "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> "
     "Tensor")
     .Composite([](OpCall& call) {
+      // PyTorch's public op checks in this order, and reports an input with
+      // fewer dims than normalized_shape as a ValueError (the shapes' mismatch
+      // and the dtype are then left to the fused op).
+      const TensorImplPtr& x = call.tensor(0);
+      const DimVector& ns = call.args[1].int_list();
+      OF_CHECK(!ns.empty(), RuntimeError,
+               "rms_norm: Expected normalized_shape to be at least 1-dimensional, i.e., "
+               "containing at least one element, but got normalized_shape = ",
+               ShapeToString(ns));
+      CheckParamShape(call, 2, ns, "weight", "rms_norm");
+      OF_CHECK(x->ndim() >= static_cast<int64_t>(ns.size()), ValueError,
+               "rms_norm: Input tensor must have at least ", ns.size(), " dimensions, but got ",
+               x->ndim(), " (input of size ", ShapeToString(x->shape()),
+               ", normalized_shape = ", ShapeToString(ns), ")");
       call.outputs = {CallAll("_fused_rms_norm", call.args)[0].tensor()};
     });
 

@@ -189,6 +189,14 @@ CASES = [
              domain=(-1.0, 1.0)) for red in REDUCTIONS + ("batchmean",)],
     OpCase(ops=("kl_div",), name="kl_div_zero_target",
            fn=lambda m, x: F(m).kl_div(x, _const(m, x, [0.0, 0.5, 1.0]), reduction="sum"), shapes=[((3,),)]),
+    # The target's gradient where it is 0 (NaN in PyTorch: the derivative of xlogy(t, t) in its
+    # second argument is t / t) and where it is negative (NaN forward too).
+    *[OpCase(ops=("kl_div",), name=f"kl_div_zero_target_grad_{red}",
+             fn=lambda m, x, t, red=red: F(m).kl_div(x, t * _const(m, t, [[0.0, 1.0, 1.0], [1.0, 0.0, 1.0]]),
+                                                     reduction=red), shapes=[((2, 3), (2, 3))], domain=(0.1, 1.0))
+      for red in REDUCTIONS + ("batchmean",)],
+    OpCase(ops=("kl_div",), name="kl_div_negative_target",
+           fn=lambda m, x, t: F(m).kl_div(x, t - 2.0, reduction="none"), shapes=[((5,), (5,))]),
     # ranking and embedding losses
     *[OpCase(ops=("margin_ranking_loss",), name=f"margin_ranking_loss_{red}",
              fn=lambda m, a, b, red=red: F(m).margin_ranking_loss(a, b, _signs(m, a), margin=0.2, reduction=red),

@@ -275,6 +275,18 @@ def test_errors():
     assert "layer_norm" in msg and "[]" in msg
     msg = _raises(lambda m: F(m).rms_norm(x(m), [4]))
     assert "rms_norm" in msg and "[4]" in msg and "[4, 3, 5]" in msg
+    # Fewer input dims than normalized_shape is a ValueError in PyTorch (after the checks of
+    # normalized_shape and weight, before the dtype's).
+    for shape, ns in (((5,), [3, 5]), ((5,), [5, 5]), ((), [5]), ((2, 5), [1, 2, 5])):
+        msg = _raises(lambda m, shape=shape, ns=ns: F(m).rms_norm(m.zeros(shape), ns))
+        assert "rms_norm" in msg and str(ns) in msg and str(list(shape)) in msg
+    assert "rms_norm" in _raises(lambda m: F(m).rms_norm(m.zeros(5, dtype=m.int64), [2, 5]))
+    msg = _raises(lambda m: F(m).rms_norm(m.zeros(5), [2, 5], m.ones(3)))
+    assert "rms_norm" in msg and "weight" in msg and "[3]" in msg
+    msg = _raises(lambda m: F(m).rms_norm(m.zeros(5), []))
+    assert "rms_norm" in msg and "[]" in msg
+    msg = _raises(lambda m: F(m).rms_norm(m.zeros(5, dtype=m.int64), [5]))
+    assert "rms_norm" in msg
     msg = _raises(lambda m: F(m).batch_norm(x(m), m.zeros(4), m.ones(3)))
     assert "batch_norm" in msg and "running_mean" in msg and "3" in msg and "4" in msg
     msg = _raises(lambda m: F(m).batch_norm(x(m), m.zeros(3), m.ones(2), training=True))

@@ -7,8 +7,14 @@ Parameters have PyTorch's names (``weight_ih_l0``, ``bias_hh_l1_reverse``,
 reset, update, new) and initialisation :math:`\\mathcal{U}(-1/\\sqrt{H}, 1/\\sqrt{H})`.
 The recurrences are written with ``linear`` and elementwise ops: the input projection
 of a whole sequence is one matrix product, then each time step adds the hidden
-projection; autograd provides the backward pass. PackedSequence inputs are not
-supported.
+projection; autograd provides the backward pass.
+
+The layers also take a :class:`~oneflow.nn.utils.rnn.PackedSequence` and then return one.
+Both kinds of input run through the same loop over packed data: a padded ``(L, N, *)``
+input is the packed sequence whose every step has all N sequences. At a step with fewer
+sequences than the one before, the sequences that ended keep their last state as their
+final one; the reverse direction starts each sequence from the initial state at its own
+last element.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from oneflow.nn import functional as F
 from oneflow.nn import init
 from oneflow.nn.modules.module import Module
 from oneflow.nn.parameter import Parameter
+from oneflow.nn.utils.rnn import PackedSequence
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 
@@ -209,36 +216,60 @@ class RNNBase(Module):
         # Without bias or projection those parameters are not registered at all, as in PyTorch.
         return {key: getattr(self, f"{kind}_l{layer}{suffix}", None) for key, kind in kinds.items()}
 
-    def _run_direction(self, x: Tensor, state: tuple, w: dict, reverse: bool):
-        """One layer in one direction over the time-major sequence ``x``; returns the outputs
-        ``(L, N, H_out)`` and the final state."""
+    def _run_direction(self, x: Tensor, batch_sizes: list[int], state: tuple, w: dict, reverse: bool):
+        """One layer in one direction over packed data ``x`` (``(sum(batch_sizes), H_in)``, step t
+        holding the first ``batch_sizes[t]`` sequences); returns the outputs
+        ``(sum(batch_sizes), H_out)`` and the final state of every sequence."""
         gi_all = F.linear(x, w["w_ih"], w["b_ih"])  # the input projection of every step at once
-        steps = range(x.size(0) - 1, -1, -1) if reverse else range(x.size(0))
-        outputs = [None] * x.size(0)
+        offsets, start = [], 0
+        for bs in batch_sizes:
+            offsets.append(start)
+            start += bs
+        steps = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
         if self.mode == "LSTM":
-            h, c = state
-            for t in steps:
-                h, c = _lstm_step(gi_all[t], h, c, w["w_hh"], w["b_hh"], w["w_hr"])
-                outputs[t] = h
-            final = (h, c)
+            step = _lstm_step
+            extra = (w["w_hh"], w["b_hh"], w["w_hr"])
         else:
             if self.mode == "GRU":
                 step = _gru_step
             else:
                 step = _rnn_step(oneflow.tanh if self.mode == "RNN_TANH" else oneflow.relu)
-            h = state[0]
-            for t in steps:
-                h = step(gi_all[t], h, w["w_hh"], w["b_hh"])
-                outputs[t] = h
-            final = (h,)
+            extra = (w["w_hh"], w["b_hh"])
+        lstm = self.mode == "LSTM"
+        outputs = [None] * len(batch_sizes)
+        # Forward, sequences end as the batch shrinks: their rows leave the running state and
+        # are kept as final states. Reverse, sequences join as the batch grows, from their
+        # initial state.
+        full = state[0].size(0)
+        active = 0 if reverse else full
+        cur = tuple(s[:0] for s in state) if reverse else state
+        ended: list[tuple] = []
+        for t in steps:
+            bs = batch_sizes[t]
+            if bs > active:
+                joining = tuple(s[active:bs] for s in state)
+                cur = joining if active == 0 else tuple(oneflow.cat([c, j]) for c, j in zip(cur, joining))
+            elif bs < active:
+                ended.append(tuple(c[bs:] for c in cur))
+                cur = tuple(c[:bs] for c in cur)
+            active = bs
+            gi = gi_all[offsets[t]:offsets[t] + bs]
+            cur = step(gi, *cur, *extra) if lstm else (step(gi, *cur, *extra),)
+            outputs[t] = cur[0]
+        if reverse and active < full:
+            # Rows that no step reached (only without any step): their initial state.
+            ended.append(tuple(s[active:] for s in state))
+        if ended:
+            # Rows ended in order of decreasing index; the running rows come first.
+            cur = tuple(oneflow.cat([c, *(e[k] for e in reversed(ended))]) for k, c in enumerate(cur))
         if not outputs:
-            out_size = final[0].size(-1)
-            return x.new_zeros((0, x.size(1), out_size)), final
-        return oneflow.stack(outputs), final
+            return x.new_zeros((0, cur[0].size(-1))), cur
+        return oneflow.cat(outputs), cur
 
-    def _run(self, x: Tensor, states: list[Tensor]):
-        """The stacked layers over the time-major ``x``; ``states`` holds the initial hidden
-        states (and for LSTM cell states), each ``(num_layers * D, N, *)``."""
+    def _run(self, x: Tensor, batch_sizes: list[int], states: list[Tensor]):
+        """The stacked layers over packed data ``x`` (see :meth:`_run_direction`); ``states``
+        holds the initial hidden states (and for LSTM cell states), each
+        ``(num_layers * D, N, *)``."""
         num_directions = 2 if self.bidirectional else 1
         finals: list[list[Tensor]] = [[] for _ in states]
         layer_input = x
@@ -247,15 +278,55 @@ class RNNBase(Module):
             for direction in range(num_directions):
                 idx = layer * num_directions + direction
                 state = tuple(s[idx] for s in states)
-                out, final = self._run_direction(layer_input, state, self._layer_weights(layer, direction),
-                                                 reverse=direction == 1)
+                out, final = self._run_direction(layer_input, batch_sizes, state,
+                                                 self._layer_weights(layer, direction), reverse=direction == 1)
                 outputs.append(out)
                 for k, f in enumerate(final):
                     finals[k].append(f)
-            layer_input = outputs[0] if num_directions == 1 else oneflow.cat(outputs, dim=2)
+            layer_input = outputs[0] if num_directions == 1 else oneflow.cat(outputs, dim=1)
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, [oneflow.stack(f) for f in finals]
+
+    def _run_padded(self, input: Tensor, states: list[Tensor]):
+        """The layers over a padded batch ``(L, N, H_in)`` (``(N, L, H_in)`` with batch_first)."""
+        x = input.transpose(0, 1) if self.batch_first else input
+        steps, batch = x.size(0), x.size(1)
+        out, finals = self._run(x.reshape(steps * batch, x.size(2)), [batch] * steps, states)
+        out = out.view(steps, batch, out.size(-1))
+        return (out.transpose(0, 1) if self.batch_first else out), finals
+
+    def _run_packed(self, input: PackedSequence, hx: list[Tensor] | None, sizes: list[int]):
+        """The layers over a packed sequence; ``hx`` (in the caller's batch order) or zeros
+        start the states, whose last dims are ``sizes``. Returns the packed output and the
+        final states in the caller's batch order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        weight_dtype = getattr(self, self._flat_weights_names[0]).dtype
+        if data.dtype != weight_dtype:
+            raise ValueError(f"RNN input dtype ({data.dtype}) does not match weight dtype ({weight_dtype}). "
+                             f"Convert input: input.to({weight_dtype}), or convert model: model.to({data.dtype})")
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if data.size(-1) != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {data.size(-1)}")
+        sizes_list = batch_sizes.tolist()
+        num_directions = 2 if self.bidirectional else 1
+        max_batch = sizes_list[0] if sizes_list else 0
+        expected = [(self.num_layers * num_directions, max_batch, n) for n in sizes]
+        if hx is None:
+            hx = [oneflow.zeros(e, dtype=data.dtype, device=data.device) for e in expected]
+        else:
+            msgs = (["Expected hidden size {}, got {}"] if len(hx) == 1
+                    else ["Expected hidden[0] size {}, got {}", "Expected hidden[1] size {}, got {}"])
+            for h, e, msg in zip(hx, expected, msgs):
+                self._check_hidden_size(h, e, msg)
+            if sorted_indices is not None:  # hx is in the caller's batch order
+                hx = [h.index_select(1, sorted_indices) for h in hx]
+        out, finals = self._run(data, sizes_list, hx)
+        if unsorted_indices is not None:
+            finals = [f.index_select(1, unsorted_indices) for f in finals]
+        return PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices), finals
 
 
 class RNN(RNNBase):
@@ -294,7 +365,10 @@ class RNN(RNNBase):
                          device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, input: Tensor | PackedSequence, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        if isinstance(input, PackedSequence):
+            output, (h_n,) = self._run_packed(input, None if hx is None else [hx], [self.hidden_size])
+            return output, h_n
         input, is_batched = self._prepare_input(input)
         if hx is not None:
             if is_batched and hx.dim() != 3:
@@ -309,10 +383,7 @@ class RNN(RNNBase):
         if hx is None:
             hx = oneflow.zeros(expected, dtype=input.dtype, device=input.device)
         self._check_hidden_size(hx, expected)
-        x = input.transpose(0, 1) if self.batch_first else input
-        output, (h_n,) = self._run(x, [hx])
-        if self.batch_first:
-            output = output.transpose(0, 1)
+        output, (h_n,) = self._run_padded(input, [hx])
         if not is_batched:
             output = output.squeeze(0 if self.batch_first else 1)
             h_n = h_n.squeeze(1)
@@ -344,7 +415,12 @@ class LSTM(RNNBase):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          proj_size, device=device, dtype=dtype)
 
-    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None):
+    def forward(self, input: Tensor | PackedSequence, hx: tuple[Tensor, Tensor] | None = None):
+        real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if isinstance(input, PackedSequence):
+            states = None if hx is None else [hx[0], hx[1]]
+            output, (h_n, c_n) = self._run_packed(input, states, [real_hidden_size, self.hidden_size])
+            return output, (h_n, c_n)
         input, is_batched = self._prepare_input(input)
         if hx is not None:
             h0, c0 = hx[0], hx[1]
@@ -359,7 +435,6 @@ class LSTM(RNNBase):
                         f"{c0.dim()}-D) tensors")
                 h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
         self._check_input(input)
-        real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
         expected_h = self._expected_hidden_size(input, real_hidden_size)
         expected_c = self._expected_hidden_size(input, self.hidden_size)
         if hx is None:
@@ -367,10 +442,7 @@ class LSTM(RNNBase):
             c0 = oneflow.zeros(expected_c, dtype=input.dtype, device=input.device)
         self._check_hidden_size(h0, expected_h, "Expected hidden[0] size {}, got {}")
         self._check_hidden_size(c0, expected_c, "Expected hidden[1] size {}, got {}")
-        x = input.transpose(0, 1) if self.batch_first else input
-        output, (h_n, c_n) = self._run(x, [h0, c0])
-        if self.batch_first:
-            output = output.transpose(0, 1)
+        output, (h_n, c_n) = self._run_padded(input, [h0, c0])
         if not is_batched:
             output = output.squeeze(0 if self.batch_first else 1)
             h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
