@@ -251,3 +251,12 @@ def test_requires_grad_rules():
     y = flow.tensor([1.0], requires_grad=True) * 2
     with pytest.raises(RuntimeError, match="leaf tensors"):
         y.requires_grad_(False)
+
+
+def test_relu_gradient_is_zero_where_inactive_even_for_nan_upstream():
+    grads = []
+    for m in (flow, torch):
+        x = m.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        m.relu(x).backward(m.tensor([float("nan"), float("nan"), 3.0]))
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])

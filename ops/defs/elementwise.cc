@@ -56,7 +56,8 @@ OF_UNARY_FLOAT(asinh, Div(g, Unary("sqrt", Add(Mul(x(), x()), Num(1)))));
 OF_UNARY_FLOAT(acosh, Div(g, Unary("sqrt", Sub(Mul(x(), x()), Num(1)))));
 OF_UNARY_FLOAT(atanh, Div(g, Sub(Num(1), Mul(x(), x()))));
 OF_UNARY_FLOAT(sigmoid, Mul(g, Mul(out(), Sub(Num(1), out()))));
-OF_UNARY_SAME(relu, Mul(g, Call("gt", {out(), Num(0)})));
+// where() rather than a product with the mask, so a NaN gradient at x <= 0 becomes 0 as in PyTorch.
+OF_UNARY_SAME(relu, Call("where", {Call("gt", {out(), Num(0)}), g, Num(0)}));
 OF_UNARY_FLOAT(erf, Mul(g, Mul(Num(2.0 / std::sqrt(kPi)), Unary("exp", Neg(Mul(x(), x()))))));
 OF_UNARY_FLOAT(erfc, Mul(g, Mul(Num(-2.0 / std::sqrt(kPi)), Unary("exp", Neg(Mul(x(), x()))))));
 OF_UNARY_FLOAT(erfinv, Mul(g, Mul(Num(std::sqrt(kPi) / 2.0), Unary("exp", Mul(out(), out())))));
