@@ -72,6 +72,11 @@ def of_py_test(name, srcs, deps = [], data = [], args = [], tags = [], size = "s
     tests that start several processes "multiprocess".
     """
     runner = "//tools/rules:pytest_main.py"
+
+    # Tests run two at a time on few cores, and OpenMP threads that spin while
+    # waiting steal the cores the other test needs: let them sleep instead.
+    env = dict(kwargs.pop("env", {}))
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     native.py_test(
         name = name,
         srcs = srcs + [runner],
@@ -83,6 +88,7 @@ def of_py_test(name, srcs, deps = [], data = [], args = [], tags = [], size = "s
         srcs_version = "PY3",
         tags = tags,
         size = size,
+        env = env,
         **kwargs
     )
 
