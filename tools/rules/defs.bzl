@@ -229,7 +229,7 @@ def of_py_wheel(name, dist_name, version_file, deps, package_roots, requires = [
         **kwargs
     )
 
-def of_python_package(name, module_dir, dist_name, summary, oneflow_requirement, deps = ["//core/oneflow"]):
+def of_python_package(name, module_dir, dist_name, summary, oneflow_requirement, deps = ["//core/oneflow"], extensions = [], package_data = []):
     """A Python package of the monorepo built on oneflow: library, version, wheel, wheel test.
 
     Args:
@@ -239,6 +239,12 @@ def of_python_package(name, module_dir, dist_name, summary, oneflow_requirement,
       oneflow_requirement: the oneflow versions it works with (">=0.1.0,<0.2.0"):
         written into _version.py (checked at import) and into the wheel's
         Requires-Dist, so the two never disagree.
+      extensions: compiled modules of the package (`of_pybind_extension` outputs
+        under module_dir, e.g. ":oneflow/distributed/_comm.so"); they ship in
+        the library and the wheel, which then becomes platform specific.
+      package_data: glob patterns (relative to the Bazel package) of non-Python
+        files under module_dir that ship in the library's runfiles and in the
+        wheel, e.g. ["flowvision/datasets/testdata/**"].
     """
     of_version_py(
         name = "version_py",
@@ -252,6 +258,7 @@ def of_python_package(name, module_dir, dist_name, summary, oneflow_requirement,
             [module_dir.split("/")[0] + "/**/*.py"],
             exclude = ["**/*_test.py"],
         ) + [":version_py"],
+        data = extensions + (native.glob(package_data) if package_data else []),
         imports = ["."],
         deps = deps,
     )
@@ -263,6 +270,7 @@ def of_python_package(name, module_dir, dist_name, summary, oneflow_requirement,
         requires = ["oneflow" + oneflow_requirement],
         summary = summary,
         version_file = "VERSION",
+        platform_specific = len(extensions) > 0,
     )
     of_py_test(
         name = "wheel_test",
