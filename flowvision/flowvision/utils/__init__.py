@@ -1,5 +1,6 @@
-"""Helpers around the model zoo: converting PyTorch checkpoints."""
+"""Helpers around the model zoo: converting PyTorch checkpoints, and a weight EMA for training."""
 
 from flowvision.utils.convert import convert_torch_checkpoint
+from flowvision.utils.model_ema import ModelEmaV2
 
-__all__ = ["convert_torch_checkpoint"]
+__all__ = ["ModelEmaV2", "convert_torch_checkpoint"]
