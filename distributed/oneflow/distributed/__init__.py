@@ -1,10 +1,23 @@
 """Multi-process OneFlow: Global Tensor and its runtime (the oneflow-distributed wheel).
 
-This package will hold the launcher (``python -m oneflow.distributed.launch``),
-the rendezvous store, the communication backends behind one interface (gloo
-on CPU, NCCL on CUDA), placement and SBP execution with automatic boxing, and
-DistributedDataParallel. It contributes the ``oneflow.distributed`` name to the
-core package. So far it holds only its version and the oneflow version check.
+This package contributes the ``oneflow.distributed`` name to the core package. It holds:
+
+- the communication layer: ``init_process_group`` (rendezvous through a TCP store that rank 0
+  hosts on ``MASTER_ADDR:MASTER_PORT``, as torch's ``env://``), ``new_group`` for subsets of
+  ranks, and torch.distributed-style collectives on local CPU tensors over gloo's TCP transport
+  (``all_reduce``, ``all_gather`` with uneven sizes, ``reduce_scatter``, ``broadcast``,
+  ``all_to_all``, ``send``/``recv``, ``barrier``, ``gather``, ``scatter``, ``reduce``). Every
+  collective has a timeout (300 s unless ``init_process_group``/``new_group`` say otherwise);
+  a collective that cannot complete raises :class:`DistributedTimeoutError` (or
+  :class:`DistributedError` when a peer exits) naming the collective, the group's ranks and
+  the ranks that never arrived;
+- the launcher, ``python -m oneflow.distributed.launch``.
+
+Placement, SBP and boxing, and DistributedDataParallel build on these and come next.
+
+The compiled part (``oneflow/distributed/_comm.so``) links the system's gloo library at run
+time: install it with ``apt-get install libgloo0`` (Debian/Ubuntu; ``libgloo-dev`` to build).
+The NCCL backend needs a ``--config=cuda`` build and a GPU.
 """
 
 try:
@@ -15,3 +28,93 @@ except ImportError as e:  # no oneflow, or one older than the plugin mechanism
 from oneflow.distributed._version import ONEFLOW_REQUIREMENT, __version__  # noqa: F401 (public names)
 
 _check("oneflow-distributed", ONEFLOW_REQUIREMENT)
+
+try:
+    from oneflow.distributed import _comm  # noqa: F401 (fails here, with a clear message, if libgloo is missing)
+except ImportError as e:
+    raise ImportError(
+        f"oneflow.distributed: its compiled part could not be loaded ({e}). It needs the system gloo "
+        "library: apt-get install libgloo0 (Debian/Ubuntu)."
+    ) from e
+
+from oneflow.distributed._collectives import (  # noqa: E402 (after the version check)
+    Work,
+    all_gather,
+    all_gather_into_tensor,
+    all_gather_object,
+    all_reduce,
+    all_to_all,
+    all_to_all_single,
+    barrier,
+    broadcast,
+    broadcast_object_list,
+    gather,
+    recv,
+    reduce,
+    reduce_scatter,
+    reduce_scatter_tensor,
+    scatter,
+    send,
+)
+from oneflow.distributed._process_group import (  # noqa: E402
+    Backend,
+    DistributedError,
+    DistributedTimeoutError,
+    ProcessGroup,
+    ReduceOp,
+    default_pg_timeout,
+    destroy_process_group,
+    get_backend,
+    get_global_rank,
+    get_group_rank,
+    get_local_rank,
+    get_process_group_ranks,
+    get_rank,
+    get_world_size,
+    init_process_group,
+    is_available,
+    is_gloo_available,
+    is_initialized,
+    is_nccl_available,
+    new_group,
+)
+
+__all__ = [
+    "Backend",
+    "DistributedError",
+    "DistributedTimeoutError",
+    "ProcessGroup",
+    "ReduceOp",
+    "Work",
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_gather_object",
+    "all_reduce",
+    "all_to_all",
+    "all_to_all_single",
+    "barrier",
+    "broadcast",
+    "broadcast_object_list",
+    "default_pg_timeout",
+    "destroy_process_group",
+    "gather",
+    "get_backend",
+    "get_global_rank",
+    "get_group_rank",
+    "get_local_rank",
+    "get_process_group_ranks",
+    "get_rank",
+    "get_world_size",
+    "init_process_group",
+    "is_available",
+    "is_gloo_available",
+    "is_initialized",
+    "is_nccl_available",
+    "new_group",
+    "recv",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "scatter",
+    "send",
+]
