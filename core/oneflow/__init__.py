@@ -128,6 +128,30 @@ from oneflow.serialization import load, save
 _op_names = _install_ops(globals())
 
 
+# Global Tensor names come from the oneflow-distributed plugin, imported on first use so that
+# `import oneflow` neither needs nor loads it.
+_GLOBAL_API = {
+    "placement": ("oneflow.distributed.placement", "placement"),
+    "sbp": ("oneflow.distributed.sbp", None),
+    "env": ("oneflow.distributed.env", None),
+    "comm": ("oneflow.distributed.comm", None),
+    "boxing": ("oneflow.distributed.boxing", None),
+    "distributed": ("oneflow.distributed", None),
+}
+
+
+def __getattr__(name: str):
+    entry = _GLOBAL_API.get(name)
+    if entry is None:
+        raise AttributeError(f"module 'oneflow' has no attribute '{name}'")
+    from oneflow._creation import _import_plugin
+
+    module = _import_plugin(entry[0], f"oneflow.{name}")
+    value = module if entry[1] is None else getattr(module, entry[1])
+    globals()[name] = value
+    return value
+
+
 def numel(input) -> int:
     """The number of elements of ``input``."""
     if not isinstance(input, Tensor):

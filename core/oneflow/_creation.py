@@ -39,6 +39,29 @@ def is_tensor(obj: Any) -> builtins.bool:
     return isinstance(obj, oneflow.Tensor)
 
 
+def _import_plugin(module: str, what: str):
+    """Imports ``module`` of the oneflow-distributed plugin, or raises an ImportError that names
+    the wheel when the plugin is not installed (errors inside an installed plugin propagate)."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec("oneflow.distributed") is None:
+        raise ImportError(
+            f"{what} needs Global Tensor support, which the oneflow-distributed package provides; "
+            "it is not installed. Install the oneflow-distributed wheel (pip install oneflow-distributed)."
+        )
+    return importlib.import_module(module)
+
+
+def _global_plugin():
+    """The plugin module that makes global tensors (``placement=``/``sbp=`` arguments)."""
+    return _import_plugin("oneflow.distributed.global_tensor", "placement= and sbp= (global tensors)")
+
+
+def _is_global(t) -> builtins.bool:
+    return getattr(t, "is_global", False) is True
+
+
 def _device(device: DeviceLike) -> oneflow.device:
     if device is None:
         return oneflow.device("cpu")
@@ -166,6 +189,8 @@ def tensor(
     dtype: oneflow.dtype | None = None,
     device: DeviceLike = None,
     requires_grad: builtins.bool = False,
+    placement=None,
+    sbp=None,
 ) -> oneflow.Tensor:
     """Constructs a tensor by copying ``data`` (a scalar, nested sequences, an ndarray or a tensor).
 
@@ -176,7 +201,14 @@ def tensor(
         >>> oneflow.tensor([[1, 2], [3, 4]])
         tensor([[1, 2],
                 [3, 4]], dtype=oneflow.int64)
+
+    With ``placement`` and ``sbp`` the result is a global tensor whose global value is ``data``
+    (given alike on every rank).
     """
+    if placement is not None or sbp is not None:
+        return _global_plugin().make_global(
+            lambda shape, dev: tensor(data, dtype=dtype, device=dev), placement, sbp, requires_grad, device
+        )
     if dtype is not None and not isinstance(dtype, oneflow.dtype):
         raise TypeError(f"tensor(): argument 'dtype' must be oneflow.dtype, not {type(dtype).__name__}")
     if isinstance(data, oneflow.Tensor):
@@ -213,13 +245,28 @@ def as_tensor(data: Any, dtype: oneflow.dtype | None = None, device: DeviceLike 
     return tensor(data, dtype=dtype, device=device)
 
 
-def empty(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> oneflow.Tensor:
-    """An uninitialized tensor of the given size."""
+def empty(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,
+          sbp=None) -> oneflow.Tensor:
+    """An uninitialized tensor of the given size (a global one with ``placement`` and ``sbp``)."""
+    if placement is not None or sbp is not None:
+        shape = _sizes(size, "empty")
+        return _global_plugin().make_global(
+            lambda s, dev: empty(s, dtype=dtype, device=dev), placement, sbp, requires_grad, device, shape=shape
+        )
     return _finish(_C.empty(_sizes(size, "empty"), dtype or get_default_dtype(), _device(device)), requires_grad)
 
 
-def full(size: Sequence[int], fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> oneflow.Tensor:
-    """A tensor of ``size`` filled with ``fill_value``; the dtype follows the value's type."""
+def full(size: Sequence[int], fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False,
+         placement=None, sbp=None) -> oneflow.Tensor:
+    """A tensor of ``size`` filled with ``fill_value``; the dtype follows the value's type.
+
+    With ``placement`` and ``sbp`` the result is a global tensor."""
+    if placement is not None or sbp is not None:
+        shape = _sizes((size,), "full")
+        return _global_plugin().make_global(
+            lambda s, dev: full(s, fill_value, dtype=dtype, device=dev), placement, sbp, requires_grad, device,
+            shape=shape,
+        )
     if dtype is None:  # a NumPy scalar counts as the Python number it holds here
         kind = _scalar_kind(fill_value)
         dtype = {_BOOL: oneflow.bool, _INT: oneflow.int64, _FLOAT: get_default_dtype()}[kind]
@@ -227,13 +274,29 @@ def full(size: Sequence[int], fill_value, dtype=None, device: DeviceLike = None,
     return _finish(t, requires_grad)
 
 
-def zeros(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> oneflow.Tensor:
-    """A tensor of zeros, e.g. ``oneflow.zeros(2, 3)`` or ``oneflow.zeros((2, 3))``."""
+def zeros(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,
+          sbp=None) -> oneflow.Tensor:
+    """A tensor of zeros, e.g. ``oneflow.zeros(2, 3)`` or ``oneflow.zeros((2, 3))``.
+
+    With ``placement`` and ``sbp`` the result is a global tensor."""
+    if placement is not None or sbp is not None:
+        shape = _sizes(size, "zeros")
+        return _global_plugin().make_global(
+            lambda s, dev: zeros(s, dtype=dtype, device=dev), placement, sbp, requires_grad, device, shape=shape
+        )
     return _finish(_C.full(_sizes(size, "zeros"), 0, dtype or get_default_dtype(), _device(device)), requires_grad)
 
 
-def ones(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False) -> oneflow.Tensor:
-    """A tensor of ones, e.g. ``oneflow.ones(2, 3)`` or ``oneflow.ones((2, 3))``."""
+def ones(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,
+          sbp=None) -> oneflow.Tensor:
+    """A tensor of ones, e.g. ``oneflow.ones(2, 3)`` or ``oneflow.ones((2, 3))``.
+
+    With ``placement`` and ``sbp`` the result is a global tensor."""
+    if placement is not None or sbp is not None:
+        shape = _sizes(size, "ones")
+        return _global_plugin().make_global(
+            lambda s, dev: ones(s, dtype=dtype, device=dev), placement, sbp, requires_grad, device, shape=shape
+        )
     return _finish(_C.full(_sizes(size, "ones"), 1, dtype or get_default_dtype(), _device(device)), requires_grad)
 
 
@@ -243,37 +306,59 @@ def _like(input, dtype, device):
     return input, dtype or input.dtype, _device(device) if device is not None else input.device
 
 
+def _global_like(make, input, requires_grad):
+    """``make(shape, device)`` as a global tensor with ``input``'s placement and sbp."""
+    return _global_plugin().make_global(make, input.placement, input.sbp, requires_grad, None,
+                                        shape=tuple(input.shape))
+
+
 def empty_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
     """An uninitialized tensor laid out like ``input`` (and by default of its dtype and device)."""
+    if _is_global(input):
+        return _global_like(lambda s, dev: empty(s, dtype=dtype or input.dtype, device=dev), input, requires_grad)
     return _finish(_C.empty_like(*_like(input, dtype, device)), requires_grad)
 
 
 def zeros_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
     """Zeros laid out like ``input`` (and by default of its dtype and device)."""
+    if _is_global(input):
+        return _global_like(lambda s, dev: zeros(s, dtype=dtype or input.dtype, device=dev), input, requires_grad)
     t, dtype, device = _like(input, dtype, device)
     return _finish(_C.full_like(t, 0, dtype, device), requires_grad)
 
 
 def ones_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
     """Ones laid out like ``input`` (and by default of its dtype and device)."""
+    if _is_global(input):
+        return _global_like(lambda s, dev: ones(s, dtype=dtype or input.dtype, device=dev), input, requires_grad)
     t, dtype, device = _like(input, dtype, device)
     return _finish(_C.full_like(t, 1, dtype, device), requires_grad)
 
 
 def full_like(input, fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
     """``fill_value`` everywhere, laid out like ``input`` (and by default of its dtype and device)."""
+    if _is_global(input):
+        return _global_like(lambda s, dev: full(s, fill_value, dtype=dtype or input.dtype, device=dev), input,
+                            requires_grad)
     t, dtype, device = _like(input, dtype, device)
     return _finish(_C.full_like(t, fill_value, dtype, device), requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
+def arange(start, end=None, step=1, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False,
+           placement=None, sbp=None):
     """Values from ``start`` (default 0) up to but excluding ``end``, ``step`` apart.
 
     int64 when all arguments are ints, else the default float dtype.
 
         >>> oneflow.arange(1, 2.5, 0.5)
         tensor([1.0000, 1.5000, 2.0000], dtype=oneflow.float32)
+
+    With ``placement`` and ``sbp`` the result is a global tensor.
     """
+    if placement is not None or sbp is not None:
+        return _global_plugin().make_global(
+            lambda s, dev: arange(start, end, step, dtype=dtype, device=dev), placement, sbp, requires_grad, device
+        )
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -291,6 +376,12 @@ def linspace(start, end, steps, dtype=None, device: DeviceLike = None, requires_
     return _finish(t, requires_grad)
 
 
-def eye(n, m=None, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
-    """An ``n`` x ``m`` (default ``n`` x ``n``) matrix with ones on the diagonal."""
+def eye(n, m=None, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,
+        sbp=None):
+    """An ``n`` x ``m`` (default ``n`` x ``n``) matrix with ones on the diagonal (a global one with
+    ``placement`` and ``sbp``)."""
+    if placement is not None or sbp is not None:
+        return _global_plugin().make_global(
+            lambda s, dev: eye(n, m, dtype=dtype, device=dev), placement, sbp, requires_grad, device
+        )
     return _finish(_C.eye(n, m, dtype or get_default_dtype(), _device(device)), requires_grad)

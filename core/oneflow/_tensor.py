@@ -321,6 +321,48 @@ def _register_hook(self, hook):
     return _RemovableHandle(holder)
 
 
+# ---- global tensors --------------------------------------------------------------------
+# A local tensor answers is_global/is_local and converts with to_global; everything else about
+# global tensors lives in the oneflow-distributed plugin (its GlobalTensor subclass overrides these).
+
+
+def _to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta: builtins.bool = True,
+               copy: builtins.bool = False):
+    """This rank's local tensor as the local part of a global tensor on ``placement`` with ``sbp``.
+
+    Every rank of ``placement`` calls it with its own part; with a broadcast sbp the parts must be
+    equal, with a split sbp they are the slices in rank order (see ``oneflow.placement`` and
+    ``oneflow.sbp``). ``grad_sbp`` sets the sbp the gradient is converted to in backward.
+    """
+    return oneflow._creation._global_plugin().to_global(
+        self, placement, sbp, grad_sbp=grad_sbp, check_meta=check_meta, copy=copy)
+
+
+def _local_to_global(self, placement=None, sbp=None, *, check_meta: builtins.bool = True,
+                     copy: builtins.bool = False):
+    """``to_global`` for a local tensor."""
+    return _to_global(self, placement, sbp, check_meta=check_meta, copy=copy)
+
+
+def _global_to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta: builtins.bool = False,
+                      copy: builtins.bool = False):
+    """``to_global`` between global tensors; a local tensor raises RuntimeError."""
+    raise RuntimeError("global_to_global(): expected a global tensor, got a local one; use to_global()")
+
+
+def _to_local(self, *, copy: builtins.bool = False):
+    """The local part of a global tensor; a local tensor returns itself (a copy with ``copy``)."""
+    return self.clone() if copy else self
+
+
+def _no_global_attribute(name: str):
+    def get(self):
+        raise RuntimeError(f"Tensor.{name}: a local tensor has no {name}; it exists for global tensors "
+                           "(see Tensor.to_global)")
+
+    return property(get, doc=f"The {name} of a global tensor (a local tensor raises RuntimeError).")
+
+
 def nonzero(input, *, as_tuple: builtins.bool = False):
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one 1-D tensor per dim."""
     if as_tuple:
@@ -364,6 +406,14 @@ def _install():
         "reshape_as": lambda self, other: self.reshape(other.shape),
         "expand_as": lambda self, other: self.expand(other.shape),
         "T": property(lambda self: self.permute(*reversed(range(self.ndim)))),
+        "to_global": _to_global,
+        "local_to_global": _local_to_global,
+        "global_to_global": _global_to_global,
+        "to_local": _to_local,
+        "is_global": property(lambda self: False, doc="True for a global tensor (see to_global)."),
+        "is_local": property(lambda self: True, doc="True for a local (non-global) tensor."),
+        "placement": _no_global_attribute("placement"),
+        "sbp": _no_global_attribute("sbp"),
     }
     for name in ("float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool"):
         target = {"char": "int8", "byte": "uint8"}.get(name, name)

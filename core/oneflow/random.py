@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import oneflow
 from oneflow import _C
-from oneflow._creation import _device, _finish, _sizes, get_default_dtype
+from oneflow._creation import _device, _finish, _global_plugin, _is_global, _sizes, get_default_dtype
 
 Generator = _C.Generator
 Generator.__module__ = "oneflow"
@@ -75,16 +75,34 @@ def _random_tensor(op: str, shape, dtype, device, generator, requires_grad, fill
     return _finish(t, requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, **kwargs):
-    """Uniform samples from [0, 1): ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``."""
+def _global_random(make, placement, sbp, requires_grad, device):
+    """A global random tensor: every rank draws the whole tensor (so the values equal those of the
+    same-seeded local call, whatever the sbp) and keeps its part."""
+    return _global_plugin().make_global(lambda s, dev: make(dev), placement, sbp, requires_grad, device)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None,
+         sbp=None, **kwargs):
+    """Uniform samples from [0, 1): ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``.
+
+    With ``placement`` and ``sbp`` the result is a global tensor."""
     shape = _shape(size, _size_kwarg(kwargs, "rand"), "rand")
+    if placement is not None or sbp is not None:
+        return _global_random(lambda dev: rand(shape, generator=generator, dtype=dtype, device=dev), placement, sbp,
+                              requires_grad, device)
     return _random_tensor("rand", shape, dtype, device, generator, requires_grad,
                           lambda t: t.uniform_(0, 1, generator=generator))
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, **kwargs):
-    """Standard normal samples: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``."""
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None,
+          sbp=None, **kwargs):
+    """Standard normal samples: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``.
+
+    With ``placement`` and ``sbp`` the result is a global tensor."""
     shape = _shape(size, _size_kwarg(kwargs, "randn"), "randn")
+    if placement is not None or sbp is not None:
+        return _global_random(lambda dev: randn(shape, generator=generator, dtype=dtype, device=dev), placement,
+                              sbp, requires_grad, device)
     return _random_tensor("randn", shape, dtype, device, generator, requires_grad,
                           lambda t: t.normal_(0, 1, generator=generator))
 
@@ -125,7 +143,7 @@ def _bind(params: tuple, args: tuple, kwargs: dict) -> dict | None:
 
 
 def randint(*args, low=_MISSING, high=_MISSING, size=_MISSING, generator=None, dtype=None, device=None,
-            requires_grad: builtins.bool = False):
+            requires_grad: builtins.bool = False, placement=None, sbp=None):
     """Integers drawn uniformly from [low, high) (``low`` defaults to 0), int64 unless ``dtype`` says.
 
     ``randint(high, size)`` or ``randint(low, high, size)``, positionally or by keyword;
@@ -144,31 +162,40 @@ def randint(*args, low=_MISSING, high=_MISSING, size=_MISSING, generator=None, d
     lo = _int_arg(bound.get("low", 0), "randint", "low")
     hi = _int_arg(bound["high"], "randint", "high")
     shape = _size_arg(bound["size"], "randint")
+    if placement is not None or sbp is not None:
+        return _global_random(lambda dev: randint(lo, hi, shape, generator=generator, dtype=dtype, device=dev),
+                              placement, sbp, requires_grad, device)
     return _random_tensor("randint", shape, dtype or oneflow.int64, device, generator, requires_grad,
                           lambda t: t.random_(lo, hi, generator=generator))
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False):
-    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says)."""
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None,
+             sbp=None):
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says); a global tensor with
+    ``placement`` and ``sbp``."""
     _check_generator(generator, "randperm")
     n = _int_arg(n, "randperm", "n", 1)
+    if placement is not None or sbp is not None:
+        return _global_random(lambda dev: randperm(n, generator=generator, dtype=dtype, device=dev), placement, sbp,
+                              requires_grad, device)
     t = _C.ops.randperm(n, generator=generator, dtype=dtype, device=device)
     return _finish(t, requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size: Sequence[builtins.int] | None = None, *, generator=None, dtype=None,
-           device=None, requires_grad: builtins.bool = False):
+           device=None, requires_grad: builtins.bool = False, placement=None, sbp=None):
     """Normal samples with the given mean and standard deviation.
 
     ``normal(mean_tensor, std_tensor)`` broadcasts the two, ``normal(mean_tensor, std=1.0)`` and
     ``normal(mean, std_tensor)`` take the tensor's shape and dtype, and
     ``normal(mean, std, size)`` makes a tensor of ``size`` (with ``dtype``, ``device`` and
-    ``requires_grad``).
+    ``requires_grad``); with ``placement`` and ``sbp`` too, a global tensor.
     """
     _check_generator(generator, "normal")
     tensors = isinstance(mean, oneflow.Tensor) or isinstance(std, oneflow.Tensor)
     if tensors:
-        if size is not None or dtype is not None or device is not None or requires_grad:
+        if size is not None or dtype is not None or device is not None or requires_grad or placement is not None \
+                or sbp is not None:
             raise TypeError("normal(): size, dtype, device and requires_grad go with a float mean and std only")
         return _C.ops.normal(mean, std, generator=generator)
     if size is None:
@@ -181,6 +208,10 @@ def normal(mean=0.0, std=1.0, size: Sequence[builtins.int] | None = None, *, gen
         if isinstance(v, builtins.bool) or not isinstance(v, (builtins.int, builtins.float)) and not hasattr(v, "__float__"):
             raise TypeError(f"normal(): argument '{name}' must be float, not {type(v).__name__}")
     shape = _sizes((size,), "normal")
+    if placement is not None or sbp is not None:
+        return _global_random(
+            lambda dev: normal(mean, std, shape, generator=generator, dtype=dtype, device=dev), placement, sbp,
+            requires_grad, device)
     t = _C.ops.normal(builtins.float(mean), builtins.float(std), shape, generator=generator, dtype=dtype,
                       device=device)
     return _finish(t, requires_grad)
@@ -206,6 +237,9 @@ def _like(input, dtype, device, op):
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False):
     """Uniform samples from [0, 1) laid out like ``input`` (and by default of its dtype and device)."""
     _check_generator(generator, "rand_like")
+    if _is_global(input):
+        return _global_random(lambda dev: rand(tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
+                                               device=dev), input.placement, input.sbp, requires_grad, None)
     t = _like(input, dtype, device, "rand_like").uniform_(0, 1, generator=generator)
     return _finish(t, requires_grad)
 
@@ -213,6 +247,9 @@ def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad: 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False):
     """Standard normal samples laid out like ``input`` (and by default of its dtype and device)."""
     _check_generator(generator, "randn_like")
+    if _is_global(input):
+        return _global_random(lambda dev: randn(tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
+                                                device=dev), input.placement, input.sbp, requires_grad, None)
     t = _like(input, dtype, device, "randn_like").normal_(0, 1, generator=generator)
     return _finish(t, requires_grad)
 
@@ -226,6 +263,10 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
         low, high = 0, low
     lo = _int_arg(low, "randint_like", "low")
     hi = _int_arg(high, "randint_like", "high")
+    if _is_global(input):
+        return _global_random(lambda dev: randint(lo, hi, tuple(input.shape), generator=generator,
+                                                  dtype=dtype or input.dtype, device=dev),
+                              input.placement, input.sbp, requires_grad, None)
     t = _like(input, dtype, device, "randint_like").random_(lo, hi, generator=generator)
     return _finish(t, requires_grad)
 

@@ -7,6 +7,8 @@
 
 #include <map>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "core/framework/dispatch.h"
@@ -155,12 +157,15 @@ bool Convert(const ArgSpec& a, py::handle obj, const char* op, Value* out, std::
 }
 
 // Binds Python arguments to one schema; false (with `err`) if they do not fit.
+// With `objects`, also records the Python object given for each argument
+// (null where the default applies).
 bool Bind(const Schema& s, const py::args& args, const py::kwargs& kwargs, std::vector<Value>* out,
-          std::string* err) {
+          std::string* err, std::vector<py::object>* objects = nullptr) {
   const char* op = s.name.c_str();
   const size_t nargs = args.size();
   out->assign(s.args.size(), Value());
   std::vector<bool> given(s.args.size(), false);
+  if (objects) objects->assign(s.args.size(), py::object());
   size_t pos = 0;
   for (size_t i = 0; i < nargs; ++i, ++pos) {
     if (pos >= s.args.size() || s.args[pos].kwarg_only) {
@@ -180,6 +185,7 @@ bool Bind(const Schema& s, const py::args& args, const py::kwargs& kwargs, std::
         return false;
       }
       given[pos] = true;
+      if (objects) (*objects)[pos] = t;
       break;
     }
     if (!Convert(a, args[i], op, &(*out)[pos], err)) {
@@ -188,6 +194,7 @@ bool Bind(const Schema& s, const py::args& args, const py::kwargs& kwargs, std::
       return false;
     }
     given[pos] = true;
+    if (objects) (*objects)[pos] = py::reinterpret_borrow<py::object>(args[i]);
   }
   for (auto item : kwargs) {
     std::string key = item.first.cast<std::string>();
@@ -205,6 +212,7 @@ bool Bind(const Schema& s, const py::args& args, const py::kwargs& kwargs, std::
       return false;
     }
     given[idx] = true;
+    if (objects) (*objects)[idx] = py::reinterpret_borrow<py::object>(item.second);
   }
   for (size_t i = 0; i < s.args.size(); ++i) {
     if (given[i]) continue;
@@ -253,15 +261,108 @@ py::object ToPython(const OpDef& op, std::vector<Value>&& outs) {
   return std::move(t);
 }
 
+// Global tensors live in the oneflow-distributed plugin: it registers its
+// tensor subclass and a handler, and an op call with an instance of that class
+// among its tensor arguments goes to handler(full_name, bound_arguments). With
+// nothing registered the check is one pointer compare per call.
+struct GlobalDispatch {
+  PyTypeObject* type = nullptr;
+  py::object handler;
+};
+
+GlobalDispatch& Global() {
+  static auto* global = new GlobalDispatch();  // lives until exit
+  return *global;
+}
+
+bool HoldsGlobal(py::handle obj, PyTypeObject* type) {
+  PyObject* p = obj.ptr();
+  if (PyObject_TypeCheck(p, type)) return true;
+  if (PyList_Check(p) || PyTuple_Check(p)) {
+    for (py::handle item : obj) {
+      if (PyObject_TypeCheck(item.ptr(), type)) return true;
+    }
+  }
+  return false;
+}
+
+bool AnyGlobal(const py::args& args, const py::kwargs& kwargs, PyTypeObject* type) {
+  for (py::handle a : args) {
+    if (HoldsGlobal(a, type)) return true;
+  }
+  for (auto item : kwargs) {
+    if (HoldsGlobal(item.second, type)) return true;
+  }
+  return false;
+}
+
+py::object ScalarToPython(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::kBool:
+      return py::bool_(s.b);
+    case Scalar::Kind::kInt:
+      return py::int_(s.i);
+    case Scalar::Kind::kFloat:
+      return py::float_(s.d);
+  }
+  return py::none();
+}
+
+py::object ValueToPython(const Value& v) {
+  return std::visit(
+      [](const auto& x) -> py::object {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return py::none();
+        } else if constexpr (std::is_same_v<T, Scalar>) {
+          return ScalarToPython(x);
+        } else if constexpr (std::is_same_v<T, DType>) {
+          return DTypeObject(x);
+        } else if constexpr (std::is_same_v<T, DimVector>) {
+          py::list l;
+          for (int64_t d : x) l.append(py::int_(d));
+          return std::move(l);
+        } else if constexpr (std::is_same_v<T, std::vector<TensorImplPtr>>) {
+          py::list l;
+          for (const auto& t : x) l.append(py::cast(t));
+          return std::move(l);
+        } else {
+          return py::cast(x);
+        }
+      },
+      v.storage());
+}
+
+// The arguments of one bound call, in schema order: tensor arguments as the
+// objects given (so global tensors and Python numbers stay what they are),
+// the others as their converted values (defaults filled in).
+py::list BoundArguments(const Schema& s, const std::vector<Value>& values,
+                        const std::vector<py::object>& objects) {
+  py::list out;
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    const ArgType type = s.args[i].type;
+    bool tensors = type == ArgType::kTensor || type == ArgType::kTensorList;
+    out.append(tensors && objects[i] ? objects[i] : ValueToPython(values[i]));
+  }
+  return out;
+}
+
 py::object CallOverloads(const std::vector<const OpDef*>& overloads, const py::args& args,
                          const py::kwargs& kwargs, bool not_implemented_on_mismatch = false) {
+  PyTypeObject* global_type = Global().type;
+  const bool global = global_type != nullptr && AnyGlobal(args, kwargs, global_type);
   std::vector<std::string> errors;
   for (const OpDef* op : overloads) {
     std::vector<Value> values;
     std::string err;
-    if (!Bind(op->schema(), args, kwargs, &values, &err)) {
+    std::vector<py::object> objects;
+    if (!Bind(op->schema(), args, kwargs, &values, &err, global ? &objects : nullptr)) {
       errors.push_back(err);
       continue;
+    }
+    if (global) {
+      return Global().handler(op->schema().full_name(),
+                              BoundArguments(op->schema(), values, objects));
     }
     std::vector<Value> outs = Dispatch(*op, std::move(values));
     return ToPython(*op, std::move(outs));
@@ -395,6 +496,50 @@ void BindOps(py::module_& m) {
     py::list out;
     for (const OpDef* op : OpRegistry::All()) out.append(op->schema().text);
     return out;
+  });
+  m.def(
+      "_set_global_dispatch",
+      [](py::object type, py::object handler) {
+        OF_CHECK(type.is_none() || PyType_Check(type.ptr()), TypeError,
+                 "_set_global_dispatch: expected a type or None");
+        GlobalDispatch& g = Global();
+        g.type = type.is_none() ? nullptr : reinterpret_cast<PyTypeObject*>(type.ptr());
+        g.handler = type.is_none() ? py::object() : std::move(handler);
+        if (g.type) Py_INCREF(type.ptr());  // registered types live until exit
+      },
+      "Routes op calls with an instance of `type` among their tensor arguments to "
+      "handler(full_name, bound_arguments); (None, None) stops it.");
+  m.def(
+      "_call_op",
+      [](const std::string& full_name, py::sequence arguments) {
+        const OpDef& op = OpRegistry::Get(full_name);
+        const Schema& s = op.schema();
+        OF_CHECK(static_cast<size_t>(py::len(arguments)) == s.args.size(), TypeError, full_name,
+                 "(): _call_op expects ", s.args.size(), " arguments in schema order, got ",
+                 py::len(arguments));
+        std::vector<Value> values(s.args.size());
+        for (size_t i = 0; i < s.args.size(); ++i) {
+          std::string err;
+          if (!Convert(s.args[i], arguments[i], s.name.c_str(), &values[i], &err)) {
+            throw py::type_error(s.name + "(): argument '" + s.args[i].name + "' " + err);
+          }
+        }
+        return ToPython(op, Dispatch(op, std::move(values)));
+      },
+      "Runs the op of this full name on arguments in schema order, with no global dispatch.");
+  m.def("_op_schema_info", [](const std::string& full_name) {
+    const Schema& s = OpRegistry::Get(full_name).schema();
+    py::list args, returns;
+    for (const ArgSpec& a : s.args) {
+      // (name, type, optional, kwarg_only, mutated, has_default, default)
+      bool has_default = a.has_default || a.optional;
+      args.append(py::make_tuple(a.name, ArgTypeName(a.type), a.optional, a.kwarg_only, a.mutated,
+                                 has_default, ValueToPython(a.default_value)));
+    }
+    for (const ReturnSpec& r : s.returns) {
+      returns.append(py::make_tuple(r.name, ArgTypeName(r.type), r.aliases_input));
+    }
+    return py::make_tuple(s.name, s.overload, args, returns);
   });
   m.def("set_default_float_dtype",
         [](py::handle d) { SetDefaultFloatDType(ToDType(d, "set_default_dtype", "d")); });
