@@ -524,7 +524,11 @@ void ProcessGroup::AllToAll(const void* in, const std::vector<size_t>& in_counts
         }
       }
     }
-    if (in_total == 0 && out_total == 0) return;
+    // Skip only when nobody moves anything: every rank knows all the counts, so
+    // they agree; a rank with nothing of its own must still take part.
+    bool anything = false;
+    for (int64_t c : all) anything = anything || c != 0;
+    if (!anything) return;
     gloo::AlltoallvOptions opts(context_);
     opts.setInput<uint8_t>(static_cast<uint8_t*>(NonNull(in)), ToBytes(in_counts, esize));
     opts.setOutput<uint8_t>(static_cast<uint8_t*>(NonNull(out)), ToBytes(out_counts, esize));

@@ -283,6 +283,22 @@ def _(r, n):
         assert out[k].numpy().tolist() == block(k, r).tolist(), (k, out[k].numpy())
 
 
+@check("all_to_all_with_an_idle_rank")
+def _(r, n):
+    import oneflow as flow
+    import oneflow.distributed as dist
+
+    # Only ranks 0 and 1 exchange anything; the last rank (n >= 3) sends and receives nothing
+    # but must still take part, or the others wait for it until the timeout.
+    def count(i, j):
+        return 2 if i < 2 and j < 2 and n >= 2 else 0
+
+    out = [flow.empty(count(k, r), dtype=flow.int64) for k in range(n)]
+    dist.all_to_all(out, [flow.full((count(r, j),), 10 * r + j, dtype=flow.int64) for j in range(n)])
+    for k in range(n):
+        assert out[k].numpy().tolist() == [10 * k + r] * count(k, r), (k, out[k].numpy())
+
+
 @check("all_to_all_single")
 def _(r, n):
     import oneflow as flow
