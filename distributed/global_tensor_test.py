@@ -85,7 +85,9 @@ def test_clear_import_error_without_the_plugin():
                 os.symlink(os.path.join(core_dir, entry), os.path.join(pkg, entry))
         code = textwrap.dedent("""
             import oneflow as flow
-            for use in (lambda: flow.placement, lambda: flow.sbp, lambda: flow.zeros(2, placement=1, sbp=2)):
+            uses = (lambda: flow.placement, lambda: flow.sbp, lambda: flow.zeros(2, placement=1, sbp=2),
+                    lambda: flow.nn.Linear(1, 1).to_global(None, None))
+            for use in uses:
                 try:
                     use()
                     print("no error")
@@ -98,8 +100,8 @@ def test_clear_import_error_without_the_plugin():
                              cwd=tmp)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
-    assert len(lines) == 4 and lines[-1] == "False", out.stdout
-    for line in lines[:3]:
+    assert len(lines) == 5 and lines[-1] == "False", out.stdout
+    for line in lines[:4]:
         assert line.startswith("ImportError:") and "oneflow-distributed" in line, line
 
 
@@ -125,6 +127,28 @@ def test_one_process_global_tensors():
     assert z.is_global and z.sbp == x.sbp
     assert flow.arange(6, placement=pl, sbp=B).tolist() == list(range(6))
     assert flow.tensor([[1, 2]], placement=pl, sbp=S(0)).to_local().tolist() == [[1, 2]]
+
+
+def test_core_delegates_instead_of_being_patched():
+    # Module.to_global, nn.Parameter(global) and oneflow.autograd are the core's own code, which
+    # calls the plugin; importing the plugin replaces none of them.
+    import oneflow.distributed.global_tensor as gt
+
+    assert flow.nn.Module.to_global.__module__ == "oneflow.nn.modules.module"
+    assert flow.nn.Parameter.__new__.__module__ == "oneflow.nn.parameter"
+    assert flow.autograd.backward.__module__ == flow.autograd.grad.__module__ == "oneflow.autograd"
+    pl = flow.placement("cpu", [0])
+    p = flow.nn.Parameter(flow.ones(2, placement=pl, sbp=B), requires_grad=False)
+    assert type(p) is gt.GlobalParameter and not p.requires_grad and p.sbp == (B,)
+    assert type(flow.nn.Parameter(flow.ones(2))) is flow.nn.Parameter
+
+    class Sub(flow.nn.Parameter):
+        pass
+
+    assert type(Sub(flow.ones(1))) is Sub
+    m = flow.nn.Linear(2, 3)
+    assert m.to_global(pl, lambda name, t: S(0) if name == "weight" else B) is m
+    assert isinstance(m.weight, gt.GlobalParameter) and m.weight.sbp == (S(0),) and m.bias.sbp == (B,)
 
 
 def test_layout_and_plans():
@@ -350,6 +374,71 @@ def module_to_global_and_parameters(f):
     p = flow.nn.Parameter(flow.zeros(4, placement=pl, sbp=S(0)))
     f.true("Parameter(global)", p.is_global and p.is_leaf and p.requires_grad and p.sbp == (S(0),), repr(type(p)))
     f.true("parameter repr", repr(p.detach()).startswith("tensor(") and "Parameter containing" in repr(p), repr(p))
+
+
+@CHECKS(min_world=2)
+def autograd_backward_and_grad_with_global_roots(f):
+    """oneflow.autograd.backward/grad seed global roots and return global gradients as
+    GlobalTensor.backward does; the values equal one process's."""
+    n, rank = flow.env.get_world_size(), flow.env.get_rank()
+    pl = flow.placement("cpu", list(range(n)))
+    flow.manual_seed(4)
+    w_ref, x_ref = flow.randn(3, 2), flow.randn(5, 3)
+    w_ref.requires_grad_(True)
+
+    def make():
+        w = w_ref.detach().to_global(pl, B).requires_grad_(True)
+        return w, x_ref.to_global(pl, B).to_global(sbp=S(0))
+
+    ref_loss = (x_ref @ w_ref).tanh().sum()
+    (ref_gw,) = flow.autograd.grad(ref_loss, w_ref)
+    # backward of a partial-sum scalar, and of several roots with given gradients.
+    w, x = make()
+    loss = (x @ w).tanh().sum()
+    f.true("loss is partial", loss.sbp == (P,), str(loss.sbp))
+    flow.autograd.backward(loss)
+    f.close("backward .grad", w.grad.numpy(), ref_gw.numpy())
+    f.true("backward .grad sbp", w.grad.sbp == (B,), str(w.grad.sbp))
+    w, x = make()
+    y = x @ w
+    flow.autograd.backward([y, y.sum()], [flow.ones(5, 2, placement=pl, sbp=B), None])
+    f.close("two roots", w.grad.numpy(), 2 * (x_ref.T @ flow.ones(5, 2)).numpy())
+    # grad: global results with the sbp .grad would have, nothing accumulated.
+    w, x = make()
+    (gw,) = flow.autograd.grad((x @ w).tanh().sum(), w)
+    f.true("grad global", gw.is_global and gw.sbp == (B,) and w.grad is None, f"{gw.sbp} {w.grad}")
+    f.close("grad value", gw.numpy(), ref_gw.numpy())
+    xs = x_ref.to_global(pl, B).to_global(sbp=S(0)).detach().requires_grad_(True)
+    gx, gw = flow.autograd.grad((xs @ w).sum(), [xs, w])
+    f.true("split input", gx.sbp == (S(0),) and gw.sbp == (B,), f"{gx.sbp} {gw.sbp}")
+    f.close("split input value", gx.numpy(), (flow.ones(5, 2) @ w_ref.detach().T).numpy())
+    # Second order through a broadcast leaf: the hook's sum over ranks keeps its history.
+    w, _ = make()
+    (g1,) = flow.autograd.grad(w.pow(3).sum(), w, create_graph=True)
+    (g2,) = flow.autograd.grad(g1.sum(), w)
+    f.close("second order", g2.numpy(), (6 * w_ref.detach()).numpy(), atol=1e-5)
+    # A local input converted to global: its gradient is local (this rank's part).
+    local = flow.full((2, 3), float(rank + 1), requires_grad=True)
+    g = local.to_global(pl, S(0))
+    (gl,) = flow.autograd.grad((g * g).sum(), local)
+    f.true("local input", not gl.is_global and gl.shape == (2, 3), str(gl))
+    f.close("local input value", gl.numpy(), np.full((2, 3), 2.0 * (rank + 1)))
+    # Bad seeds raise on every rank, before any collective.
+    w, x = make()
+    y = x @ w
+    for name, call, exc in [
+        ("local seed", lambda: flow.autograd.backward(y, flow.ones(5, 2)), TypeError),
+        ("non-scalar", lambda: flow.autograd.grad(y, w), RuntimeError),
+        ("seed count", lambda: flow.autograd.backward([y], [None, None]), RuntimeError),
+        ("seed shape", lambda: flow.autograd.backward(y, flow.ones(2, 5, placement=pl, sbp=B)), RuntimeError),
+    ]:
+        try:
+            call()
+            f.true(name, False, "no error")
+        except exc as e:
+            f.true(name, "global" in str(e) or "gradient" in str(e), str(e))
+    flow.autograd.backward(y, flow.ones(5, 2, placement=pl, sbp=B))  # still usable, in step
+    f.close("after errors", w.grad.numpy(), (x_ref.T @ flow.ones(5, 2)).numpy())
 
 
 TEST_CASES = CHECKS.cases()

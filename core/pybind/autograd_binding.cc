@@ -107,6 +107,17 @@ void BindAutograd(py::module_& m) {
             }
             return py::tuple(out);
           })
+      .def_property_readonly(
+          "variable",
+          [](const Node& n) -> py::object {
+            // As torch's AccumulateGrad.variable: the leaf a gradient-accumulator node feeds
+            // (DistributedDataParallel finds the parameters a forward used this way).
+            const auto* acc = dynamic_cast<const AccumulateGrad*>(&n);
+            if (!acc)
+              throw py::attribute_error("'" + n.name() + "' object has no attribute 'variable'");
+            TensorImplPtr leaf = acc->leaf();
+            return leaf ? py::cast(leaf) : py::none();
+          })
       .def("__repr__", [](const Node& n) {
         return "<" + n.name() + " object at " + std::to_string(reinterpret_cast<uintptr_t>(&n)) +
                ">";
@@ -176,13 +187,23 @@ void BindAutograd(py::module_& m) {
   m.def("_run_backward",
         [](py::sequence tensors, py::sequence grads, bool keep_graph, bool create_graph) {
           TensorList roots = ToTensorList(tensors);
-          RunBackward(roots, Seeds(roots, ToTensorList(grads)), keep_graph, create_graph);
+          TensorList seeds = Seeds(roots, ToTensorList(grads));
+          // The graph runs without the GIL, as torch's engine does: hooks and Function nodes
+          // take it back, and other Python threads (DistributedDataParallel's all-reduce
+          // worker) run alongside the C++ backward.
+          py::gil_scoped_release nogil;
+          RunBackward(roots, seeds, keep_graph, create_graph);
         });
   m.def("_run_grad", [](py::sequence outputs, py::sequence inputs, py::sequence grads,
                         bool keep_graph, bool create_graph, bool allow_unused) {
     TensorList roots = ToTensorList(outputs);
-    TensorList result = RunBackward(roots, Seeds(roots, ToTensorList(grads)), keep_graph,
-                                    create_graph, ToTensorList(inputs), allow_unused);
+    TensorList seeds = Seeds(roots, ToTensorList(grads));
+    TensorList wrt = ToTensorList(inputs);
+    TensorList result;
+    {
+      py::gil_scoped_release nogil;  // as in _run_backward
+      result = RunBackward(roots, seeds, keep_graph, create_graph, wrt, allow_unused);
+    }
     py::tuple out(result.size());
     for (size_t i = 0; i < result.size(); ++i) {
       out[i] = result[i] ? py::cast(result[i]) : py::none();

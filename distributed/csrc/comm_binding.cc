@@ -16,6 +16,9 @@
 #include <vector>
 
 #include "distributed/csrc/comm_error.h"
+#ifdef OF_WITH_NCCL
+#include "distributed/csrc/nccl_process_group.h"
+#endif
 #include "distributed/csrc/process_group.h"
 #include "distributed/csrc/reduce_ops.h"
 #include "distributed/csrc/tcp_store.h"
@@ -185,6 +188,86 @@ Collectives among ``global_ranks`` over gloo's TCP transport. Buffers are
           NoGil());
 }
 
+#ifdef OF_WITH_NCCL
+// NCCL gathers and scatters equal blocks; the counts list keeps ProcessGroup's signature.
+size_t EqualCount(const char* what, const std::vector<size_t>& counts, int size) {
+  if (counts.size() != static_cast<size_t>(size)) {
+    throw std::invalid_argument(StrCat(what, ": expected ", size, " counts, got ", counts.size()));
+  }
+  for (size_t c : counts) {
+    if (c != counts[0]) {
+      throw std::invalid_argument(
+          StrCat(what,
+                 ": the NCCL backend needs the same size on every rank; use the gloo backend "
+                 "(CPU tensors) for uneven sizes"));
+    }
+  }
+  return counts[0];
+}
+
+// Buffers are device pointers on the group's GPU; the methods take ProcessGroup's arguments, so
+// the Python layer calls either the same way.
+void BindNcclProcessGroup(py::module_& m) {
+  using PG = NcclProcessGroup;
+  py::class_<PG, std::shared_ptr<PG>>(m, "NcclProcessGroup", R"doc(
+Collectives among ``global_ranks`` over NCCL on GPU ``device``. Buffers are
+(device address, element count, dtype name); ranks are within the group.)doc")
+      .def(py::init([](std::shared_ptr<TcpStore> store, const std::string& name, int rank,
+                       const std::vector<int>& global_ranks, int device, double timeout) {
+             GroupOptions o;
+             o.name = name;
+             o.rank = rank;
+             o.global_ranks = global_ranks;
+             o.timeout = Millis(timeout);
+             return std::make_shared<PG>(std::move(store), std::move(o), device);
+           }),
+           py::arg("store"), py::arg("name"), py::arg("rank"), py::arg("global_ranks"),
+           py::arg("device"), py::arg("timeout"), NoGil())
+      .def_property_readonly("rank", &PG::rank)
+      .def_property_readonly("size", &PG::size)
+      .def_property_readonly("device", &PG::device)
+      .def(
+          "all_reduce",
+          [](PG& pg, uintptr_t data, size_t count, const std::string& dtype,
+             const std::string& op) {
+            pg.AllReduce(Ptr(data), count, ParseDType(dtype), ParseReduceOp(op));
+          },
+          py::arg("data"), py::arg("count"), py::arg("dtype"), py::arg("op"), NoGil())
+      .def(
+          "broadcast",
+          [](PG& pg, uintptr_t data, size_t count, const std::string& dtype, int root) {
+            pg.Broadcast(Ptr(data), count, ParseDType(dtype), root);
+          },
+          py::arg("data"), py::arg("count"), py::arg("dtype"), py::arg("root"), NoGil())
+      .def(
+          "all_gather",
+          [](PG& pg, uintptr_t in, uintptr_t out, const std::vector<size_t>& counts,
+             const std::string& dtype) {
+            pg.AllGather(Ptr(in), Ptr(out), EqualCount("all_gather", counts, pg.size()),
+                         ParseDType(dtype));
+          },
+          py::arg("input"), py::arg("output"), py::arg("counts"), py::arg("dtype"), NoGil())
+      .def(
+          "reduce_scatter",
+          [](PG& pg, uintptr_t in, uintptr_t out, const std::vector<size_t>& counts,
+             const std::string& dtype, const std::string& op) {
+            pg.ReduceScatter(Ptr(in), Ptr(out), EqualCount("reduce_scatter", counts, pg.size()),
+                             ParseDType(dtype), ParseReduceOp(op));
+          },
+          py::arg("input"), py::arg("output"), py::arg("counts"), py::arg("dtype"), py::arg("op"),
+          NoGil())
+      .def(
+          "all_to_all",
+          [](PG& pg, uintptr_t in, const std::vector<size_t>& in_counts, uintptr_t out,
+             const std::vector<size_t>& out_counts, const std::string& dtype) {
+            pg.AllToAll(Ptr(in), in_counts, Ptr(out), out_counts, ParseDType(dtype));
+          },
+          py::arg("input"), py::arg("input_counts"), py::arg("output"), py::arg("output_counts"),
+          py::arg("dtype"), NoGil())
+      .def("barrier", &PG::Barrier, NoGil());
+}
+#endif  // OF_WITH_NCCL
+
 }  // namespace
 
 PYBIND11_MODULE(_comm, m) {
@@ -194,6 +277,12 @@ PYBIND11_MODULE(_comm, m) {
   py::register_exception<CommTimeoutError>(m, "DistributedTimeoutError", error.ptr());
   BindStore(m);
   BindProcessGroup(m);
+#ifdef OF_WITH_NCCL
+  BindNcclProcessGroup(m);
+  m.attr("nccl_available") = true;
+#else
+  m.attr("nccl_available") = false;
+#endif
 }
 
 }  // namespace distributed

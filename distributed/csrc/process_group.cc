@@ -188,10 +188,15 @@ std::string ProcessGroup::ExitedRanks(const std::vector<int>& group_ranks) {
   std::vector<int> exited;
   for (int r : group_ranks) {
     const int g = options_.global_ranks[r];
-    if (store_->Check({ExitedKey(g)})) exited.push_back(g);
+    // ExitedKey: the server saw the rank's connection close without a goodbye (it was killed);
+    // "__leaving__/<rank>": its exit handler (oneflow/distributed/env.py) said it is leaving,
+    // e.g. after an exception, before closing its connections to the peers.
+    if (store_->Check({ExitedKey(g)}) || store_->Check({StrCat("__leaving__/", g)})) {
+      exited.push_back(g);
+    }
   }
   if (exited.empty()) return "";
-  return StrCat("ranks ", JoinRanks(exited), " exited (their connection to the store closed)");
+  return StrCat("ranks ", JoinRanks(exited), " exited");
 }
 
 std::string ProcessGroup::Diagnose(const std::string& signature, uint64_t seq) {
@@ -486,7 +491,7 @@ void ProcessGroup::AllToAll(const void* in, const std::vector<size_t>& in_counts
   CheckCounts("all_to_all", "input split sizes", in_counts);
   CheckCounts("all_to_all", "output split sizes", out_counts);
   const size_t esize = ElementSize(dtype);
-  const size_t in_total = Total(in_counts), out_total = Total(out_counts);
+  const size_t in_total = Total(in_counts);
   if (in_counts[rank()] != out_counts[rank()]) {
     throw std::invalid_argument(StrCat("all_to_all: this rank sends itself ", in_counts[rank()],
                                        " elements but expects to receive ", out_counts[rank()]));

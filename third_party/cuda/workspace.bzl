@@ -68,7 +68,8 @@ exports_files(["defs.bzl"])
 
 cc_library(
     name = "cuda_headers",
-    hdrs = glob(["cuda_include/**/*.h", "cuda_include/**/*.hpp"]),
+    # Every file: some headers have no extension (nv/target, which cuda_fp16.h includes).
+    hdrs = glob(["cuda_include/**"]),
     includes = ["cuda_include"],
 )
 

@@ -5,7 +5,8 @@ The graph is recorded and run in C++ (oneflow._C); this module is its Python fac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Optional, Union  # noqa: F401 (Optional used in annotations)
 
 from oneflow import _C
@@ -34,6 +35,69 @@ def _as_tuple(x) -> tuple:
     return (x,)
 
 
+# Per thread (the engine runs on the calling thread): one entry per backward pass in progress,
+# innermost last; a list of final callbacks for Tensor.backward/autograd.backward, None for
+# autograd.grad (which accumulates nothing).
+_passes = threading.local()
+
+
+def _stack() -> list:
+    stack = getattr(_passes, "stack", None)
+    if stack is None:
+        stack = _passes.stack = []
+    return stack
+
+
+def _backward_running() -> bool:
+    """True while a backward pass that accumulates into ``.grad`` (Tensor.backward /
+    autograd.backward, not autograd.grad) runs on this thread, e.g. inside a tensor hook."""
+    stack = _stack()
+    return bool(stack) and stack[-1] is not None
+
+
+def _queue_callback(callback: Callable[[], None]) -> None:
+    """Runs ``callback()`` once the backward pass running on this thread has finished, before
+    ``backward()`` returns (torch's ``Variable._execution_engine.queue_callback``).
+
+    Called from a hook during Tensor.backward/autograd.backward. In a backward started from
+    within another one (a Function's backward calling backward), the callback waits for the
+    outermost pass: what it finalizes (e.g. DistributedDataParallel's gradient all-reduce)
+    concerns the whole pass. Callbacks run in the order queued, also those queued by
+    callbacks; they do not run when the pass raises.
+    """
+    for frame in _stack():
+        if frame is not None:
+            frame.append(callback)
+            return
+    raise RuntimeError("final callbacks can only be installed during the backward pass (Tensor.backward / "
+                       "oneflow.autograd.backward), e.g. from a tensor hook")
+
+
+def _run_pass(frame: list | None, fn, *args):
+    stack = _stack()
+    stack.append(frame)
+    try:
+        result = fn(*args)
+        i = 0
+        while frame and i < len(frame):  # callbacks may queue more
+            frame[i]()
+            i += 1
+    finally:
+        stack.pop()
+    return result
+
+
+def _any_global(*groups) -> bool:
+    # Global tensors exist only once the oneflow-distributed plugin has made some.
+    return any(getattr(t, "is_global", False) is True for group in groups for t in group)
+
+
+def _global_plugin():
+    from oneflow._creation import _global_plugin
+
+    return _global_plugin()
+
+
 def backward(
     tensors: TensorOrTensors,
     grad_tensors: TensorOrTensors | None = None,
@@ -50,8 +114,10 @@ def backward(
     grads = _as_tuple(grad_tensors) or (None,) * len(tensors)
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
+    if _any_global(tensors, grads):  # global roots: the plugin gives their seeds' local parts
+        grads = _global_plugin().global_seeds("backward", tensors, grads)
     keep = create_graph if retain_graph is None else retain_graph
-    _C._run_backward(tensors, grads, keep, create_graph)
+    _run_pass([], _C._run_backward, tensors, grads, keep, create_graph)
 
 
 def grad(
@@ -72,5 +138,9 @@ def grad(
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    is_global = _any_global(outputs, inputs, grads)
+    if is_global:  # as in backward; the plugin also makes the gradients of global inputs global
+        grads = _global_plugin().global_seeds("grad", outputs, grads)
     keep = create_graph if retain_graph is None else retain_graph
-    return _C._run_grad(outputs, inputs, grads, keep, create_graph, allow_unused)
+    result = _run_pass(None, _C._run_grad, outputs, inputs, grads, keep, create_graph, allow_unused)
+    return _global_plugin().global_grads(inputs, result, create_graph) if is_global else result

@@ -3,13 +3,15 @@
 
 The layer classes live in ``oneflow.nn.modules`` (one file per family, each
 listing its names in ``__all__``) and are re-exported here.
-``oneflow.nn.graph`` comes from the separately installed graph package; it is
-found through this package's ``__path__``.
+``oneflow.nn.graph`` comes from the separately installed graph package and
+``oneflow.nn.parallel`` (DistributedDataParallel) from the oneflow-distributed
+package; they are found through this package's ``__path__``.
 """
 
 import pkgutil as _pkgutil
 
-# Plugins contribute subpackages of oneflow.nn (oneflow.nn.graph from the graph wheel).
+# Plugins contribute subpackages of oneflow.nn (oneflow.nn.graph from the graph wheel,
+# oneflow.nn.parallel from the oneflow-distributed wheel).
 __path__ = _pkgutil.extend_path(__path__, __name__)
 
 from oneflow.nn import functional, init, modules, utils
@@ -17,3 +19,20 @@ from oneflow.nn.modules import *  # noqa: F403 - the layer classes, listed in mo
 from oneflow.nn.parameter import Buffer, Parameter
 
 __all__ = ["Buffer", "Parameter", "functional", "init", "modules", "utils", *modules.__all__]
+
+
+def __getattr__(name: str):
+    # `oneflow.nn.parallel` without importing it first, as in torch; imported on first use so
+    # that `import oneflow` neither needs nor loads the oneflow-distributed package.
+    if name != "parallel":
+        raise AttributeError(f"module 'oneflow.nn' has no attribute '{name}'")
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec("oneflow.nn.parallel") is None:
+        raise ImportError(
+            "oneflow.nn.parallel (DistributedDataParallel) is provided by the oneflow-distributed "
+            "package, which is not installed. Install the oneflow-distributed wheel (pip install "
+            "oneflow-distributed)."
+        )
+    return importlib.import_module("oneflow.nn.parallel")

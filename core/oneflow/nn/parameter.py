@@ -24,6 +24,13 @@ class Parameter(oneflow.Tensor):
             Default: ``True``.
     """
 
+    def __new__(cls, data: oneflow.Tensor | None = None, requires_grad: bool = True) -> Parameter:
+        # Parameter(global tensor) is a global parameter, the oneflow-distributed package's class
+        # (a Parameter subclass, so its __init__ runs next).
+        if cls is Parameter and getattr(data, "is_global", False) is True:
+            cls = oneflow._creation._global_plugin().GlobalParameter
+        return super().__new__(cls, data, requires_grad)
+
     def __init__(self, data: oneflow.Tensor | None = None, requires_grad: bool = True) -> None:
         if data is None:
             data = oneflow.empty(0)

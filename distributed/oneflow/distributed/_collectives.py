@@ -62,15 +62,28 @@ def _done(async_op: bool) -> Work | None:
     return _DONE if async_op else None
 
 
-def _impl(fn: str, group: ProcessGroup | None):
-    """The group's C++ process group, or None when this rank is not a member (nothing to do)."""
-    return _group(fn, group)._impl
+def _impl(fn: str, group: ProcessGroup | None, tensor=None):
+    """The group's C++ process group, or None when this rank is not a member (nothing to do):
+    for a CUDA ``tensor``, the group's NCCL one (both take the same arguments)."""
+    g = _group(fn, group)
+    if tensor is None or tensor.device.type == "cpu":
+        return g._impl
+    if g._backend != "nccl":
+        raise RuntimeError(
+            f"{fn}: the tensors are on {tensor.device}, but the group's backend is gloo, which works on CPU "
+            "tensors; CUDA tensors need init_process_group('nccl') (a `--config=cuda` build)"
+        )
+    if g._nccl is not None and tensor.device.index not in (None, g._nccl.device):
+        raise ValueError(f"{fn}: the tensors are on {tensor.device}, but this rank's NCCL group works on "
+                         f"cuda:{g._nccl.device} (its LOCAL_RANK)")
+    return g._nccl
 
 
-def _check_tensor(fn: str, arg: str, t) -> None:
+def _check_tensor(fn: str, arg: str, t, cuda: bool = False) -> None:
+    """``cuda``: the collective also takes CUDA tensors (on the NCCL backend)."""
     if not isinstance(t, flow.Tensor):
         raise TypeError(f"{fn}: {arg} must be a oneflow.Tensor, got {type(t).__name__}")
-    if t.device.type != "cpu":
+    if t.device.type != "cpu" and not (cuda and t.device.type == "cuda"):
         raise RuntimeError(
             f"{fn}: {arg} is on {t.device}, but the gloo backend works on CPU tensors "
             "(CUDA tensors need NCCL, which needs a `--config=cuda` build)"
@@ -89,6 +102,11 @@ def _check_list(fn: str, arg: str, tensors, n: int | None, dtype=None) -> list:
         if dtype is not None and t.dtype != dtype:
             raise TypeError(f"{fn}: {arg}[{i}] has dtype {t.dtype}, expected {dtype} (the input's dtype)")
     return list(tensors)
+
+
+def _check_device(fn: str, output, input) -> None:
+    if output.device != input.device:
+        raise ValueError(f"{fn}: the output is on {output.device} but the input on {input.device}")
 
 
 def _check_dtype(fn: str, arg: str, t, dtype) -> None:
@@ -165,9 +183,9 @@ def all_reduce(tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | None =
         tensor([3., 6.])
     """
     fn = "all_reduce"
-    _check_tensor(fn, "tensor", tensor)
+    _check_tensor(fn, "tensor", tensor, cuda=True)
     name = _op(fn, op)
-    pg = _impl(fn, group)
+    pg = _impl(fn, group, tensor)
     if pg is None:
         return None
     buf = _contiguous(tensor)
@@ -209,8 +227,8 @@ def broadcast(tensor, src: int, group: ProcessGroup | None = None, async_op: boo
         src (int): the global rank that sends.
     """
     fn = "broadcast"
-    _check_tensor(fn, "tensor", tensor)
-    pg = _impl(fn, group)
+    _check_tensor(fn, "tensor", tensor, cuda=True)
+    pg = _impl(fn, group, tensor)
     if pg is None:
         return None
     root = _group_rank(fn, "src", group, src)
@@ -267,11 +285,12 @@ def all_gather_into_tensor(output_tensor, input_tensor, group: ProcessGroup | No
     either the inputs concatenated along dim 0 or stacked along a new dim 0.
     """
     fn = "all_gather_into_tensor"
-    _check_tensor(fn, "output_tensor", output_tensor)
-    _check_tensor(fn, "input_tensor", input_tensor)
+    _check_tensor(fn, "output_tensor", output_tensor, cuda=True)
+    _check_tensor(fn, "input_tensor", input_tensor, cuda=True)
     _check_dtype(fn, "output_tensor", output_tensor, input_tensor.dtype)
+    _check_device(fn, output_tensor, input_tensor)
     g = _group(fn, group)
-    pg = g._impl
+    pg = _impl(fn, group, input_tensor)
     if pg is None:
         return None
     n = input_tensor.numel()
@@ -328,12 +347,13 @@ def reduce_scatter_tensor(output, input, op: ReduceOp = ReduceOp.SUM, group: Pro
     ``input`` has ``world_size`` times the elements of ``output``.
     """
     fn = "reduce_scatter_tensor"
-    _check_tensor(fn, "output", output)
-    _check_tensor(fn, "input", input)
+    _check_tensor(fn, "output", output, cuda=True)
+    _check_tensor(fn, "input", input, cuda=True)
     _check_dtype(fn, "input", input, output.dtype)
+    _check_device(fn, output, input)
     name = _op(fn, op)
     g = _group(fn, group)
-    pg = g._impl
+    pg = _impl(fn, group, input)
     if pg is None:
         return None
     n = output.numel()
@@ -413,11 +433,12 @@ def all_to_all_single(output, input, output_split_sizes: Sequence[int] | None = 
         >>> dist.all_to_all_single(out, x, [1, 2], [r + 1, r + 1])
     """
     fn = "all_to_all_single"
-    _check_tensor(fn, "output", output)
-    _check_tensor(fn, "input", input)
+    _check_tensor(fn, "output", output, cuda=True)
+    _check_tensor(fn, "input", input, cuda=True)
     _check_dtype(fn, "output", output, input.dtype)
+    _check_device(fn, output, input)
     g = _group(fn, group)
-    pg = g._impl
+    pg = _impl(fn, group, input)
     if pg is None:
         return None
     n = g.size()

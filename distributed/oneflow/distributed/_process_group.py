@@ -75,8 +75,11 @@ class ProcessGroup:
     collectives return without doing anything.
     """
 
-    def __init__(self, impl: _comm.ProcessGroup | None, ranks: Sequence[int], name: str, timeout: float):
+    def __init__(self, impl: _comm.ProcessGroup | None, ranks: Sequence[int], name: str, timeout: float,
+                 nccl=None, backend: str = "gloo"):
         self._impl = impl
+        self._nccl = nccl  # the NCCL group for CUDA tensors (backend "nccl", on members)
+        self._backend = backend
         self._ranks = list(ranks)
         self._name = name
         self._timeout = timeout
@@ -219,7 +222,10 @@ def init_process_group(
 
     Args:
         backend (str, optional): ``"gloo"`` (CPU tensors over TCP, the default). ``"nccl"``
-            needs a build with ``--config=cuda`` and a CUDA GPU.
+            needs a build with ``--config=cuda`` and a CUDA GPU (``LOCAL_RANK`` picks it); it
+            adds an NCCL group for CUDA tensors (``all_reduce``, ``broadcast``,
+            ``all_gather_into_tensor``, ``reduce_scatter_tensor``, ``all_to_all_single``)
+            beside the gloo one, which keeps serving CPU tensors.
         init_method (str, optional): ``"env://"`` or ``"tcp://host:port"``.
         timeout (datetime.timedelta, optional): how long any collective (and the rendezvous)
             may take before it raises :class:`DistributedTimeoutError`. Default: 300 s.
@@ -242,12 +248,14 @@ def init_process_group(
     global _world
     fn = "init_process_group"
     backend = Backend.GLOO if backend is None else str(backend).lower()
-    if backend == Backend.NCCL or backend.startswith("cuda") or "nccl" in backend:
+    use_nccl = backend == Backend.NCCL or backend.startswith("cuda") or "nccl" in backend
+    if use_nccl and not is_nccl_available():
         raise RuntimeError(
-            f"{fn}: backend {backend!r} needs NCCL, which needs oneflow built with `--config=cuda` and a "
-            "CUDA GPU; this build has neither. Use backend='gloo' with CPU tensors."
+            f"{fn}: backend {backend!r} needs NCCL, which needs oneflow built with `--config=cuda` (with the "
+            "nvidia-nccl wheel in the build's virtualenv) and a CUDA GPU; this build has no NCCL. Use "
+            "backend='gloo' with CPU tensors."
         )
-    if backend not in (Backend.GLOO, "cpu:gloo"):
+    if not use_nccl and backend not in (Backend.GLOO, "cpu:gloo"):
         raise ValueError(f"{fn}: unknown backend {backend!r}; expected 'gloo' (or 'nccl' on CUDA builds)")
     if store is not None:
         raise ValueError(f"{fn}: passing a store is not supported; use init_method='env://' or 'tcp://host:port'")
@@ -280,12 +288,23 @@ def init_process_group(
         server = _comm.TCPStoreServer(port) if rank == 0 else None
         try:
             client = _comm.TCPStore(host, port, rank, seconds)
+            # gloo always: CPU tensors, objects and the fault diagnosis; NCCL besides for CUDA tensors.
             impl = _comm.ProcessGroup(client, "world", rank, list(range(world_size)), hostname, seconds)
+            nccl = _nccl_group(fn, client, "world_nccl", rank, list(range(world_size)), local_rank,
+                               seconds) if use_nccl else None
         except BaseException:
             del server
             raise
-        group = ProcessGroup(impl, range(world_size), "world", seconds)
+        group = ProcessGroup(impl, range(world_size), "world", seconds, nccl, Backend.NCCL if use_nccl else Backend.GLOO)
         _world = _World(server, client, group, rank, world_size, local_rank, hostname, seconds)
+
+
+def _nccl_group(fn: str, store, name: str, rank: int, members: list, device: int, seconds: float):
+    try:
+        return _comm.NcclProcessGroup(store, name, rank, members, device, seconds)
+    except DistributedError as e:
+        raise RuntimeError(f"{fn}: the NCCL group of ranks {members} could not start on GPU {device} (LOCAL_RANK): "
+                           f"{e}") from e
 
 
 def _require_world(fn: str) -> _World:
@@ -319,8 +338,8 @@ def is_gloo_available() -> bool:
 
 
 def is_nccl_available() -> bool:
-    """False: NCCL needs a ``--config=cuda`` build."""
-    return False
+    """Whether this build has the NCCL backend (a ``--config=cuda`` build with NCCL)."""
+    return bool(getattr(_comm, "nccl_available", False))
 
 
 def is_initialized() -> bool:
@@ -329,9 +348,8 @@ def is_initialized() -> bool:
 
 
 def get_backend(group: ProcessGroup | None = None) -> str:
-    """The backend of ``group`` (default: the world): ``"gloo"``."""
-    _group("get_backend", group)
-    return Backend.GLOO
+    """The backend of ``group`` (default: the world): ``"gloo"`` or ``"nccl"``."""
+    return _group("get_backend", group)._backend
 
 
 def get_rank(group: ProcessGroup | None = None) -> int:
@@ -387,7 +405,8 @@ def new_group(
             Group ranks follow the sorted global ranks.
         timeout (datetime.timedelta, optional): the timeout of this group's collectives
             (default: the one given to ``init_process_group``).
-        backend (str, optional): ``"gloo"`` (the default).
+        backend (str, optional): ``"gloo"``, or ``"nccl"`` (an NCCL group beside the gloo one,
+            as in :func:`init_process_group`); default: the world's backend.
 
     Example::
 
@@ -397,8 +416,10 @@ def new_group(
     """
     fn = "new_group"
     world = _require_world(fn)
-    if backend is not None and str(backend).lower() != Backend.GLOO:
+    name_of = Backend.GLOO if backend is None else str(backend).lower()
+    if name_of not in (Backend.GLOO, Backend.NCCL) or (name_of == Backend.NCCL and not is_nccl_available()):
         raise RuntimeError(f"{fn}: backend {backend!r} is not available in this build; use 'gloo'")
+    use_nccl = name_of == Backend.NCCL or (backend is None and world.group._backend == Backend.NCCL)
     seconds = world.timeout if timeout is None else _seconds(fn, timeout)
     if ranks is None:
         members = list(range(world.world_size))
@@ -414,10 +435,13 @@ def new_group(
     with _lock:
         world.groups_created += 1
         name = f"group{world.groups_created}"
-    impl = None
+    impl = nccl = None
     if world.rank in members:
         impl = _comm.ProcessGroup(world.store, name, members.index(world.rank), members, world.hostname, seconds)
-    group = ProcessGroup(impl, members, name, seconds)
+        if use_nccl:
+            nccl = _nccl_group(fn, world.store, name + "_nccl", members.index(world.rank), members,
+                               world.local_rank, seconds)
+    group = ProcessGroup(impl, members, name, seconds, nccl, Backend.NCCL if use_nccl else Backend.GLOO)
     world.groups.append(group)
     return group
 
@@ -433,11 +457,11 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
         world = _require_world("destroy_process_group")
         if group is None or group is world.group:
             for g in world.groups:
-                g._impl = None
+                g._impl = g._nccl = None
             world.store.close()
             _world = None
             return
         if group not in world.groups:
             raise ValueError(f"destroy_process_group: {group} was already destroyed")
         world.groups.remove(group)
-        group._impl = None
+        group._impl = group._nccl = None

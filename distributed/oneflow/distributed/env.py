@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import threading
+import time
 
 __all__ = ["all_device_placement", "get_local_rank", "get_node_size", "get_rank", "get_world_size", "init"]
 
@@ -91,17 +93,60 @@ def init() -> None:
 
             _coll.sync_default_generator()
             atexit.register(_leave_together)
+            sys.excepthook = _noting_failure(sys.excepthook)
         _initialized = True
 
 
+_failed = False  # this process is exiting because of an uncaught exception
+
+
+def _noting_failure(hook):
+    def excepthook(exc_type, exc, tb) -> None:
+        global _failed
+        _failed = True
+        hook(exc_type, exc, tb)
+
+    return excepthook
+
+
 def _leave_together() -> None:
-    """At exit, waits for every rank: rank 0 hosts the rendezvous store, and ranks still setting up
-    process groups (for placements that do not include rank 0) need it until they are done."""
-    if _process_group_ready():
-        try:
-            _dist().barrier()
-        except Exception:
-            pass
+    """At exit: rank 0 hosts the rendezvous store, which the other ranks need until they are done
+    (to set up process groups of placements without rank 0, or to diagnose a failure), so it
+    waits for them to leave or exit, at most the timeout, before the store goes away; unless it
+    is exiting because of an uncaught exception: then the launcher must see it fail first (the
+    others fail because of it), and its peers name it as the store's host that exited.
+
+    No collective: a rank that exits because of an error (an exception, ``sys.exit(1)``) must
+    not wait for the others, who may be in a collective with it. Every rank first closes its
+    connections to its peers, so that a peer waiting for this rank in a collective fails at
+    once, naming it, instead of at the timeout.
+    """
+    from oneflow.distributed import _process_group
+
+    world = _process_group._world
+    if world is None:
+        return
+    try:
+        store = world.store
+        store.set(f"{_LEAVING}/{world.rank}", b"1")  # first, so that the peers' diagnosis sees it
+        for group in world.groups:
+            group._impl = group._nccl = None  # the contexts go, and their connections with them
+        if world.rank != 0 or _failed:
+            return
+        pending = set(range(1, world.world_size))
+        deadline = time.monotonic() + world.timeout
+        while pending and time.monotonic() < deadline:
+            pending = {r for r in pending if not (store.check([f"{_LEAVING}/{r}"]) or store.check([f"__exited__/{r}"]))}
+            if pending:
+                time.sleep(0.01)
+    except Exception:  # the store is gone (rank 0 exited first): nothing left to wait for
+        pass
+
+
+# Store key a rank sets when it leaves; the process groups' failure diagnosis reads it
+# (csrc/process_group.cc), as it reads "__exited__/<rank>", which the store's server sets for a rank
+# whose connection closed without a goodbye (a rank that was killed).
+_LEAVING = "__leaving__"
 
 
 def all_device_placement(device_type: str = "cpu"):

@@ -27,7 +27,10 @@ from oneflow.distributed import _coll, _layout, boxing, env
 from oneflow.distributed.placement import placement as Placement
 from oneflow.distributed.sbp import B, dual, normalize
 
-__all__ = ["GlobalParameter", "GlobalTensor", "make_global", "to_global"]
+# global_seeds, global_grads and module_to_global are what the core's oneflow.autograd,
+# Module.to_global and nn.Parameter(global tensor) call.
+__all__ = ["GlobalParameter", "GlobalTensor", "global_grads", "global_seeds", "make_global", "module_to_global",
+           "to_global"]
 
 _Tensor = oneflow.Tensor
 _base_grad = _C.Tensor.__dict__["grad"]
@@ -148,6 +151,9 @@ def _ensure_grad_hook(t) -> None:
     dst = _leaf_grad_sbp(nd)
 
     def reduce_grad(g):
+        if g.requires_grad and oneflow.is_grad_enabled():  # create_graph: the sum keeps its history
+            out = boxing.box_local(g, placement, gshape, src, dst)
+            return g if out is None else out
         return boxing.box_plain(g, placement, gshape, src, dst)
 
     _Tensor._register_hook(t, reduce_grad)
@@ -180,11 +186,18 @@ class _GlobalToLocal(oneflow.autograd.Function):
 
 
 def _infer_global_shape(local, placement, nd, check_meta: bool) -> tuple:
-    """The global shape from every rank's local shape (checked alike), or assuming even splits."""
+    """The global shape from every rank's local shape (checked alike), or assuming even splits.
+
+    With ``check_meta``, every rank of the job gathers every rank's local meta first and then
+    checks it, so that bad input (a split axis out of range, disagreeing local tensors) raises
+    the same error on every rank, members of the placement or not, and none is left waiting in
+    a collective that the others skipped.
+    """
     me = _rank()
     coord = placement.coord(me)
     ndim = local.ndim if coord is not None else None
     if not check_meta:
+        nd = normalize(nd, placement.ndim, ndim, "to_global(): sbp")
         shape = list(local.shape)
         for k, s in enumerate(nd):
             if s.is_split():
@@ -194,13 +207,15 @@ def _infer_global_shape(local, placement, nd, check_meta: bool) -> tuple:
     world = tuple(range(env.get_world_size()))
     limit = 16
     row = [1 if coord is not None else 0, -1 if ndim is None else ndim, _dtype_code(local.dtype)]
-    dims = list(local.shape) if coord is not None else []
-    if len(dims) > limit:
-        raise ValueError(f"to_global(): tensors of more than {limit} dimensions are not supported")
+    dims = list(local.shape)[:limit] if coord is not None else []
     row += dims + [0] * (limit - len(dims))
     _coll.register_placement(placement)
     rows = _coll.all_gather_object_ints(row, world)
     members = {r: rows[r] for r in placement.flat_ranks}
+    too_many = [r for r, got in members.items() if got[1] > limit]
+    if too_many:
+        raise ValueError(f"to_global(): tensors of more than {limit} dimensions are not supported (rank "
+                         f"{too_many[0]} has {members[too_many[0]][1]})")
     first = members[placement.flat_ranks[0]]
     ndim0, dtype0 = first[1], first[2]
     for r, got in members.items():
@@ -249,7 +264,9 @@ def to_global(tensor, placement=None, sbp_value=None, *, grad_sbp=None, check_me
     placement = _check_placement(placement)
     env.init()
     coord = placement.coord(_rank())
-    nd = normalize(sbp_value, placement.ndim, tensor.ndim if coord is not None else None)
+    # The split axes are checked once every rank knows the tensor's dimensions (see
+    # _infer_global_shape): checking them here would stop only the placement's ranks.
+    nd = normalize(sbp_value, placement.ndim, None)
     gshape = _infer_global_shape(tensor, placement, nd, check_meta)
     nd = normalize(nd, placement.ndim, len(gshape))
     if grad_sbp is None:
@@ -308,6 +325,79 @@ def _global_to_global(t, placement, sbp_value, grad_sbp, copy):
     moved = boxing.transfer(full, src_placement, placement, gshape)
     mid = wrap(moved, placement, tuple(B for _ in nd), gshape)
     return _global_to_global(mid, placement, nd, None, False)
+
+
+# ---- autograd entry points ---------------------------------------------------------------------
+
+
+def _computed_grad_sbp(t) -> tuple:
+    """The sbp of the gradient autograd computes for global tensor ``t`` (its ``.grad``, or what
+    ``oneflow.autograd.grad`` returns for it): a leaf whose grad hook ran (or that has no
+    broadcast axis) gets :func:`_leaf_grad_sbp`, anything else the dual of its sbp."""
+    d = t.__dict__
+    nd = d["_gt_sbp"]
+    if t.is_leaf and (d.get("_gt_hooked") or not any(s.is_broadcast() for s in nd)):
+        return _leaf_grad_sbp(nd)
+    return tuple(dual(s) for s in nd)
+
+
+def _seed(fn: str, root, gradient):
+    """This rank's local seed for the gradient of global ``root``: ``gradient`` boxed to the
+    dual of the root's sbp, or, for a scalar root without one, a one counted once (seeded on the
+    first rank of broadcast axes, on every rank of partial-sum ones)."""
+    placement, nd = root._gt_placement, root._gt_sbp
+    if gradient is None:
+        if root.numel() != 1:
+            raise RuntimeError(f"{fn}: a gradient must be given for a non-scalar output (a global tensor of "
+                               f"shape {list(root._gt_shape)}); it is implied only for scalar outputs")
+        member = placement.coord(_rank()) is not None
+        value = 1 if member and _layout.first_on_broadcast_axes(nd, _coord_or_standin(placement)) else 0
+        return oneflow.full(_Tensor.size(root), value, dtype=root.dtype, device=root.device)
+    if not isinstance(gradient, GlobalTensor):
+        raise TypeError(f"{fn}: the gradient of a global tensor must be a global tensor, got a local one "
+                        f"of shape {list(gradient.shape)}")
+    if gradient.placement != placement:
+        raise RuntimeError(f"{fn}: the gradient's placement {gradient.placement} differs from the tensor's "
+                           f"{placement}")
+    if tuple(gradient.shape) != tuple(root._gt_shape):
+        raise RuntimeError(f"{fn}: the gradient has shape {list(gradient.shape)} but the tensor has shape "
+                           f"{list(root._gt_shape)}")
+    return boxing.box_plain(_alias(gradient), placement, root._gt_shape, gradient.sbp, tuple(dual(s) for s in nd))
+
+
+def global_seeds(fn: str, roots, grads) -> list:
+    """The seeds the core's ``oneflow.autograd.backward``/``grad`` run with when global tensors
+    are among the roots (``fn`` names the caller in errors): for a global root, its gradient in
+    the local-autograd convention (see :func:`_seed`); for a local one, its gradient as given."""
+    roots = list(roots)
+    grads = list(grads) if grads else [None] * len(roots)
+    if len(grads) != len(roots):
+        raise RuntimeError(f"{fn}: got {len(roots)} tensors and {len(grads)} gradients")
+    seeds = []
+    for root, g in zip(roots, grads):
+        if isinstance(root, GlobalTensor):
+            seeds.append(_seed(fn, root, g))
+        elif isinstance(g, GlobalTensor):
+            raise TypeError(f"{fn}: the gradient of a local tensor must be a local tensor, got a global one")
+        else:
+            seeds.append(g)
+    return seeds
+
+
+def global_grads(inputs, grads, create_graph: bool) -> tuple:
+    """What ``oneflow.autograd.grad`` returns for ``inputs`` given the core's local results
+    ``grads``: for a global input, a global tensor with the sbp its ``.grad`` would have (see
+    :func:`_computed_grad_sbp`); for a local input, the local gradient."""
+    out = []
+    for t, g in zip(inputs, grads):
+        if g is None or not isinstance(t, GlobalTensor):
+            out.append(g)
+            continue
+        # A new object (the result may be another tensor's object, e.g. a seed), keeping its
+        # history when create_graph made one.
+        g = _GlobalToLocal.apply(g) if create_graph and g.requires_grad else _alias(g)
+        out.append(wrap(g, t._gt_placement, _computed_grad_sbp(t), t._gt_shape))
+    return tuple(out)
 
 
 # ---- the class ----------------------------------------------------------------------------------
@@ -530,11 +620,7 @@ class GlobalTensor(oneflow.Tensor):
         if g is None:
             return None
         d = self.__dict__
-        nd = d["_gt_sbp"]
-        if self.is_leaf and (d.get("_gt_hooked") or not any(s.is_broadcast() for s in nd)):
-            grad_nd = _leaf_grad_sbp(nd)
-        else:
-            grad_nd = tuple(dual(s) for s in nd)
+        grad_nd = _computed_grad_sbp(self)
         if isinstance(g, GlobalTensor):
             g.__dict__["_gt_sbp"] = grad_nd
             return g
@@ -559,25 +645,7 @@ class GlobalTensor(oneflow.Tensor):
         broadcast scalar, on every rank for a partial sum)."""
         if inputs is not None:
             raise NotImplementedError("backward(inputs=...) is not supported for global tensors")
-        placement = self.placement
-        coord = _coord_or_standin(placement)
-        member = placement.coord(_rank()) is not None
-        nd = self.sbp
-        if gradient is None:
-            if self.numel() != 1:
-                raise RuntimeError("backward: a gradient must be given for a non-scalar output; it is implied only "
-                                   "for scalar outputs")
-            value = 1 if member and _layout.first_on_broadcast_axes(nd, coord) else 0
-            seed = oneflow.full(_Tensor.size(self), value, dtype=self.dtype, device=self.device)
-        else:
-            if not isinstance(gradient, GlobalTensor):
-                raise TypeError("backward: the gradient of a global tensor must be a global tensor")
-            if gradient.placement != placement:
-                raise RuntimeError("backward: the gradient has a different placement than the tensor")
-            seed = boxing.box_plain(_alias(gradient), placement, self._gt_shape, gradient.sbp,
-                                    tuple(dual(s) for s in nd))
-        keep = create_graph if retain_graph is None else retain_graph
-        _C._run_backward([self], [seed], keep, create_graph)
+        oneflow.autograd.backward(self, gradient, retain_graph, create_graph)
 
     def register_hook(self, hook):
         """Registers ``hook(grad)``, called with the gradient as a global tensor (see ``grad``)."""
@@ -653,29 +721,12 @@ class GlobalParameter(GlobalTensor, oneflow.nn.Parameter):
         raise TypeError("a global parameter cannot be pickled; save its to_local() or broadcast value")
 
 
-# ---- nn.Parameter(global) and Module.to_global -----------------------------------------------------
-
-
-def _install_parameter_support() -> None:
-    """``nn.Parameter(global_tensor)`` makes a :class:`GlobalParameter` (the Parameter class comes
-    from the core; this wraps its ``__new__`` once)."""
-    cls = oneflow.nn.Parameter
-    if getattr(cls, "_global_aware", False):
-        return
-    base_new = cls.__new__
-
-    def __new__(klass, data=None, requires_grad=True):
-        if klass is cls and isinstance(data, GlobalTensor):
-            return GlobalParameter.__new__(GlobalParameter, data, requires_grad)
-        return base_new(klass) if base_new is object.__new__ else base_new(klass, data, requires_grad)
-
-    cls.__new__ = staticmethod(__new__)
-    cls._global_aware = True
+# ---- Module.to_global (the core's Module.to_global calls this) ----------------------------------
 
 
 def module_to_global(module, placement=None, sbp=None):
-    """``Module.to_global(placement, sbp)``: every parameter and buffer (and gradient) converted to
-    global tensors in place of the local ones; parameters become new :class:`GlobalParameter`
+    """``Module.to_global(placement, sbp)``: every parameter and buffer converted to global
+    tensors in place of the local ones; parameters become new :class:`GlobalParameter`
     objects, so make the optimizer afterwards. ``sbp`` may also be a function
     ``sbp(name, tensor) -> sbp`` choosing per tensor."""
 
@@ -700,17 +751,9 @@ def module_to_global(module, placement=None, sbp=None):
     return module
 
 
-def _install_module_support() -> None:
-    cls = oneflow.nn.Module
-    if "to_global" not in cls.__dict__:
-        cls.to_global = module_to_global
-
-
 def _install() -> None:
     from oneflow.distributed import dispatch
 
-    _install_parameter_support()
-    _install_module_support()
     _C._set_global_dispatch(GlobalTensor, dispatch.handle)
 
 

@@ -196,6 +196,5 @@ class placement:
 
 
 # Making a placement is the first step of any Global Tensor program: from here on, ops see global
-# tensors, nn.Parameter takes them and Module.to_global exists (the global tensor module installs
-# these when imported).
+# tensors (the global tensor module installs the core's dispatch hook when imported).
 from oneflow.distributed import global_tensor as _global_tensor  # noqa: E402,F401

@@ -717,6 +717,15 @@ class Module:
         """Moves all parameters and buffers to a CUDA device."""
         return self._apply(lambda t: t.cuda(device))
 
+    def to_global(self, placement=None, sbp=None) -> Module:
+        """Converts every parameter and buffer to a global tensor on ``placement`` with ``sbp``.
+
+        Parameters become new global ``Parameter`` objects (make the optimizer afterwards);
+        ``sbp`` may also be a function ``sbp(name, tensor)`` choosing per tensor. Needs the
+        oneflow-distributed package, which implements it.
+        """
+        return oneflow._creation._global_plugin().module_to_global(self, placement, sbp)
+
     def type(self, dst_type: oneflow.dtype) -> Module:
         """Casts all parameters and buffers to ``dst_type``."""
         return self._apply(lambda t: t.to(dst_type))
