@@ -260,3 +260,28 @@ def test_relu_gradient_is_zero_where_inactive_even_for_nan_upstream():
         m.relu(x).backward(m.tensor([float("nan"), float("nan"), 3.0]))
         grads.append(x.grad.numpy())
     np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_linear_weight_grad_has_the_weights_layout_like_torch():
+    # linear computes x @ w.t(); the weight's gradient must come back contiguous like the
+    # weight (torch's layout), not as a transposed buffer that .grad would have to copy.
+    x = np.random.default_rng(0).standard_normal((5, 7)).astype(np.float32)
+    got = []
+    for m in (flow, torch):
+        lin = m.nn.Linear(7, 3)
+        with m.no_grad():
+            lin.weight.copy_(m.from_numpy(np.arange(21, dtype=np.float32).reshape(3, 7) / 21))
+        lin(m.from_numpy(x)).square().sum().backward()
+        got.append((lin.weight.grad.stride(), lin.weight.grad.numpy()))
+    assert got[0][0] == got[1][0] == (7, 1)
+    np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-5, atol=1e-5)
+
+
+def test_clone_of_a_transposed_tensor_keeps_layout_and_values():
+    a = flow.from_numpy(np.arange(12, dtype=np.float32).reshape(3, 4)).t()
+    c = a.clone()
+    assert c.stride() == a.stride() == (1, 4)
+    np.testing.assert_array_equal(c.numpy(), a.numpy())
+    p = flow.from_numpy(np.arange(24, dtype=np.float32).reshape(2, 3, 4)).permute(2, 0, 1)
+    np.testing.assert_array_equal(p.clone().numpy(), p.numpy())
+    np.testing.assert_array_equal(p.contiguous().numpy(), p.numpy())

@@ -1,6 +1,7 @@
 // CPU implementations of the core's DeviceKernels: strided copy with dtype
 // conversion, fill, and the arange/linspace ramps.
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -14,13 +15,20 @@ namespace {
 
 // Walks all elements of `shape` for up to two operands with their own
 // (element) strides, calling inner(offset_a, offset_b, n, stride_a, stride_b)
-// once per innermost row. Dims that are contiguous for both operands are
-// merged first, so a dense copy is one long row.
+// once per innermost row. The dims are visited in b's memory order (largest
+// stride outermost), whatever their logical order, and dims that are
+// contiguous for both operands are merged, so a dense copy (also of a
+// transposed or permuted tensor into the same layout) is one long row.
 template <typename Inner>
 void ForEachRow(const DimVector& shape, const DimVector& stride_a, const DimVector& stride_b,
                 Inner inner) {
+  std::vector<size_t> order(shape.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return stride_b[x] != stride_b[y] ? stride_b[x] > stride_b[y] : stride_a[x] > stride_a[y];
+  });
   DimVector s, sa, sb;  // coalesced, innermost last
-  for (size_t i = 0; i < shape.size(); ++i) {
+  for (size_t i : order) {
     if (shape[i] == 1) continue;
     if (shape[i] == 0) return;
     if (!s.empty() && sa.back() == stride_a[i] * shape[i] && sb.back() == stride_b[i] * shape[i]) {

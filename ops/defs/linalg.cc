@@ -184,6 +184,17 @@ void InferMatmul(OpCall& call) {
 
 TensorImplPtr T2(const TensorImplPtr& t) { return Call("t", {t}); }
 TensorImplPtr MT(const TensorImplPtr& t) { return Call("transpose", {t, -2, -1}); }
+
+// a @ b, laid out like `like` (the operand whose gradient it is). When `like`
+// is a transposed matrix (column-major, as the weight in linear's x @ w.t()),
+// computes (b^T @ a^T)^T: the gradient then has like's strides, so after the
+// transpose's backward it is contiguous like the weight and .grad takes it
+// without a transposing copy.
+TensorImplPtr MmLike(const TensorImplPtr& a, const TensorImplPtr& b, const TensorImplPtr& like) {
+  const bool column_major = like->ndim() == 2 && like->shape()[0] > 1 && like->shape()[1] > 1 &&
+                            like->stride()[0] == 1 && like->stride()[1] == like->shape()[0];
+  return column_major ? T2(Call("mm", {T2(b), T2(a)})) : Call("mm", {a, b});
+}
 TensorImplPtr Unsqueeze(const TensorImplPtr& t, int64_t dim) { return Call("unsqueeze", {t, dim}); }
 TensorImplPtr SqueezeLast(const TensorImplPtr& t) {
   return Call("squeeze", {t, DimVector{t->ndim() - 1}});
@@ -224,8 +235,8 @@ OF_OP("mm(Tensor self, Tensor mat2) -> Tensor")
     .Infer(InferMm)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr g = c.grad();
-      return {c.needs_grad[0] ? Call("mm", {g, T2(c.input(1))}) : nullptr,
-              c.needs_grad[1] ? Call("mm", {T2(c.input(0)), g}) : nullptr};
+      return {c.needs_grad[0] ? MmLike(g, T2(c.input(1)), c.input(0)) : nullptr,
+              c.needs_grad[1] ? MmLike(T2(c.input(0)), g, c.input(1)) : nullptr};
     });
 
 OF_OP("bmm(Tensor self, Tensor mat2) -> Tensor")
@@ -242,10 +253,14 @@ TensorList AddProductGrad(BackwardCtx& c, const char* product,
                           TensorImplPtr (*transpose)(const TensorImplPtr&)) {
   TensorImplPtr g = c.grad();
   const Scalar &beta = c.scalar(3), &alpha = c.scalar(4);
+  const bool mm = std::string(product) == "mm";
+  auto prod = [&](const TensorImplPtr& a, const TensorImplPtr& b, const TensorImplPtr& like) {
+    return mm ? MmLike(a, b, like) : Call(product, {a, b});
+  };
   TensorImplPtr gself, g1, g2;
   if (c.needs_grad[0]) gself = Scale(g, beta);
-  if (c.needs_grad[1]) g1 = Scale(Call(product, {g, transpose(c.input(2))}), alpha);
-  if (c.needs_grad[2]) g2 = Scale(Call(product, {transpose(c.input(1)), g}), alpha);
+  if (c.needs_grad[1]) g1 = Scale(prod(g, transpose(c.input(2)), c.input(1)), alpha);
+  if (c.needs_grad[2]) g2 = Scale(prod(transpose(c.input(1)), g, c.input(2)), alpha);
   return {gself, g1, g2};
 }
 
