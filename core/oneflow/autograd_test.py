@@ -271,6 +271,7 @@ def test_linear_weight_grad_has_the_weights_layout_like_torch():
         lin = m.nn.Linear(7, 3)
         with m.no_grad():
             lin.weight.copy_(m.from_numpy(np.arange(21, dtype=np.float32).reshape(3, 7) / 21))
+            lin.bias.fill_(0.5)
         lin(m.from_numpy(x)).square().sum().backward()
         got.append((lin.weight.grad.stride(), lin.weight.grad.numpy()))
     assert got[0][0] == got[1][0] == (7, 1)
