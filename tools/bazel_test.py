@@ -11,12 +11,22 @@ import subprocess
 import tempfile
 
 
-def _prepare(home):
-    with open("tools/requirements.txt", "rb") as f:
-        req_hash = hashlib.sha256(f.read()).hexdigest()[:12]
-    venv = os.path.join(home, f"venv-{req_hash}")
+def _hash(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:12]
+
+
+def _prepare(home, cuda_done=True):
+    venv = os.path.join(home, f"venv-{_hash('tools/requirements.txt')}")
     os.makedirs(os.path.join(venv, "bin"))
     open(os.path.join(venv, ".complete"), "w").close()
+    if cuda_done:  # the mark tools/bazel leaves once tools/requirements-cuda.txt is installed
+        open(os.path.join(venv, f".cuda-{_hash('tools/requirements-cuda.txt')}"), "w").close()
+    # A stand-in interpreter that records how it was called (pip installs go through it).
+    python = os.path.join(venv, "bin", "python")
+    with open(python, "w") as f:
+        f.write(f'#!/bin/sh\necho "$*" >> {home}/python-calls\n')
+    os.chmod(python, os.stat(python).st_mode | stat.S_IEXEC)
     fake = os.path.join(home, "fake-bazel")
     with open(fake, "w") as f:
         f.write('#!/bin/sh\necho "ARGS $*"\n')
@@ -54,3 +64,21 @@ def test_wrapper_is_idempotent():
         assert r.returncode == 0 and os.stat(rc).st_mtime_ns == first
         stamps = [f for f in os.listdir(home) if f.endswith(".stamp")]
         assert len(stamps) == 1
+
+
+def test_cuda_builds_install_nccl_once():
+    with tempfile.TemporaryDirectory() as home:
+        _, fake = _prepare(home, cuda_done=False)
+        calls = os.path.join(home, "python-calls")
+        r = _run(home, fake, "version")  # not a CUDA build: nothing to install
+        assert r.returncode == 0 and not os.path.exists(calls), r.stderr
+        r = _run(home, fake, "build", "--config=cuda", "//ops/cuda/...")
+        assert r.returncode == 0, r.stderr
+        assert "installing tools/requirements-cuda.txt" in r.stderr
+        with open(calls) as f:
+            text = f.read()
+        assert "-m pip install" in text and "requirements-cuda.txt" in text
+        r = _run(home, fake, "build", "--config=cuda", "//ops/cuda/...")
+        assert r.returncode == 0 and r.stderr == "", r.stderr  # done once
+        with open(calls) as f:
+            assert len(f.read().splitlines()) == 1
