@@ -59,6 +59,23 @@ def _inplace_suffix(inplace: bool) -> str:
     return ", inplace=True" if inplace else ""
 
 
+class _InplaceActivation(Module):
+    """An elementwise activation whose only option is ``inplace`` (printed when set, as
+    PyTorch does); a subclass names its functional form in ``_function``."""
+
+    _function: str
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return getattr(F, self._function)(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
 class Threshold(Module):
     r"""Replaces every element not greater than ``threshold`` by ``value``.
 
@@ -81,22 +98,14 @@ class Threshold(Module):
         return f"threshold={self.threshold}, value={self.value}{_inplace_suffix(self.inplace)}"
 
 
-class ReLU(Module):
+class ReLU(_InplaceActivation):
     r""":math:`\max(0, x)` elementwise.
 
     Args:
         inplace: do the operation in place. Default: ``False``.
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.relu(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+    _function = "relu"
 
 
 class RReLU(Module):
@@ -202,40 +211,24 @@ class Tanh(Module):
         return oneflow.tanh(input)
 
 
-class SiLU(Module):
+class SiLU(_InplaceActivation):
     r""":math:`x \cdot \sigma(x)` elementwise (the swish function).
 
     Args:
         inplace: do the operation in place. Default: ``False``.
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.silu(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+    _function = "silu"
 
 
-class Mish(Module):
+class Mish(_InplaceActivation):
     r""":math:`x \cdot \tanh(\mathrm{softplus}(x))` elementwise.
 
     Args:
         inplace: do the operation in place. Default: ``False``.
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.mish(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+    _function = "mish"
 
 
 class Hardswish(Module):
@@ -293,7 +286,7 @@ class CELU(Module):
         return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
 
 
-class SELU(Module):
+class SELU(_InplaceActivation):
     r"""The self-normalizing ELU: :math:`\lambda \, \mathrm{ELU}_\alpha(x)` with the fixed constants
     :math:`\alpha \approx 1.6733` and :math:`\lambda \approx 1.0507`.
 
@@ -301,15 +294,7 @@ class SELU(Module):
         inplace: do the operation in place. Default: ``False``.
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.selu(input, self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+    _function = "selu"
 
 
 class GLU(Module):
