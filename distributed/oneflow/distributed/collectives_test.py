@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -665,7 +666,10 @@ def test_rank_that_exits_makes_the_others_fail_fast_naming_it():
         assert res["seconds"] < 3.0, res
         msg = res["error"]
         assert "all_reduce" in msg and "ranks [0, 1, 2]" in msg, msg
-        assert "ranks [2] never arrived" in msg, msg
+        # The victim is named (as exited or as never arrived); a survivor that fails within a
+        # millisecond may also list the other survivor, which had not reached the collective yet.
+        named = [m.group(1).split(", ") for m in re.finditer(r"ranks \[([\d, ]+)\] (?:never arrived|exited)", msg)]
+        assert any("2" in ranks for ranks in named), msg
 
 
 def test_store_host_exit_makes_the_others_fail():
