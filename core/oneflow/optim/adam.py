@@ -14,6 +14,7 @@ from oneflow.optim.optimizer import (
     _to_scalar,
     _zero_step,
 )
+from oneflow.optim.sgd import _fusable
 
 __all__ = ["Adam"]
 
@@ -41,9 +42,12 @@ class Adam(Optimizer):
         eps (float): :math:`\epsilon` added to the denominator (default: 1e-8).
         weight_decay (float): :math:`\lambda` (default: 0).
         amsgrad (bool): use the AMSGrad variant (default: ``False``).
-        foreach (bool, optional): accepted for PyTorch compatibility (no effect).
+        foreach (bool, optional): ``False`` updates parameter by parameter; ``None``
+            (default) or ``True`` updates all parameters of a group with one fused
+            multi-tensor kernel when they are dense CPU tensors of one dtype.
         maximize (bool): maximize the objective (default: ``False``).
         decoupled_weight_decay (bool): AdamW's decoupled weight decay (default: ``False``).
+        fused (bool, optional): ``False`` disables the fused multi-tensor kernel.
 
     State per parameter (as in PyTorch): ``step`` (a scalar tensor),
     ``exp_avg``, ``exp_avg_sq`` and, with ``amsgrad``, ``max_exp_avg_sq``.
@@ -61,6 +65,7 @@ class Adam(Optimizer):
         foreach: bool | None = None,
         maximize: bool = False,
         decoupled_weight_decay: bool = False,
+        fused: bool | None = None,
     ) -> None:
         _check_lr(lr)
         _check_nonnegative("epsilon", eps)
@@ -75,6 +80,7 @@ class Adam(Optimizer):
             "maximize": maximize,
             "foreach": foreach,
             "decoupled_weight_decay": decoupled_weight_decay,
+            "fused": fused,
         }
         super().__init__(params, defaults)
 
@@ -99,7 +105,14 @@ class Adam(Optimizer):
             eps, weight_decay = group["eps"], group["weight_decay"]
             amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
             maximize = group["maximize"]
-            for p, grad, state in self._grads(group):
+            items = self._grads(group)
+            keys = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
+            if _fusable(group, items, keys) and all(
+                not s or isinstance(s.get("step"), oneflow.Tensor) for _, _, s in items
+            ):
+                self._fused_step(items, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled)
+                continue
+            for p, grad, state in items:
                 if len(state) == 0:
                     state["step"] = _zero_step()
                     state["exp_avg"] = oneflow.zeros_like(p)
@@ -128,3 +141,34 @@ class Adam(Optimizer):
                 denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
                 p.addcdiv_(exp_avg, denom, value=-step_size)
         return loss
+
+    @staticmethod
+    def _fused_step(items, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled) -> None:
+        """All parameters of a group in one ``_fused_adam_`` / ``_fused_adamw_`` call; the
+        state is the per-parameter path's (same keys, same tensors), so checkpoints
+        interchange."""
+        for p, _, state in items:
+            if len(state) == 0:
+                state["step"] = _zero_step()
+                state["exp_avg"] = oneflow.zeros_like(p)
+                state["exp_avg_sq"] = oneflow.zeros_like(p)
+                if amsgrad:
+                    state["max_exp_avg_sq"] = oneflow.zeros_like(p)
+            state["step"].add_(1)
+        states = [s for _, _, s in items]
+        op = oneflow._C.ops._fused_adamw_ if decoupled else oneflow._C.ops._fused_adam_
+        op(
+            [p for p, _, _ in items],
+            [g for _, g, _ in items],
+            [s["exp_avg"] for s in states],
+            [s["exp_avg_sq"] for s in states],
+            [s["max_exp_avg_sq"] for s in states] if amsgrad else [],
+            [s["step"] for s in states],
+            lr=float(lr),
+            beta1=float(beta1),
+            beta2=float(beta2),
+            weight_decay=float(weight_decay),
+            eps=float(eps),
+            amsgrad=bool(amsgrad),
+            maximize=bool(maximize),
+        )

@@ -24,7 +24,10 @@ class AdamW(Adam):
         weight_decay (float): decoupled weight decay :math:`\lambda` (default: 1e-2).
         amsgrad (bool): use the AMSGrad variant (default: ``False``).
         maximize (bool): maximize the objective (default: ``False``).
-        foreach (bool, optional): accepted for PyTorch compatibility (no effect).
+        foreach (bool, optional): ``False`` updates parameter by parameter; ``None``
+            (default) or ``True`` uses one fused multi-tensor kernel per group when the
+            parameters are dense CPU tensors of one dtype.
+        fused (bool, optional): ``False`` disables the fused multi-tensor kernel.
     """
 
     def __init__(
@@ -38,6 +41,7 @@ class AdamW(Adam):
         *,
         maximize: bool = False,
         foreach: bool | None = None,
+        fused: bool | None = None,
     ) -> None:
         super().__init__(
             params,
@@ -49,6 +53,7 @@ class AdamW(Adam):
             foreach=foreach,
             maximize=maximize,
             decoupled_weight_decay=True,
+            fused=fused,
         )
 
     def __setstate__(self, state: dict[str, Any]) -> None:

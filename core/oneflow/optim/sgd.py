@@ -10,6 +10,34 @@ from oneflow.optim.optimizer import Optimizer, ParamsT, _check_lr, _check_nonneg
 __all__ = ["SGD"]
 
 
+def _fusable(group: dict[str, Any], items: list, state_keys: tuple[str, ...] = ()) -> bool:
+    """Whether a group's (param, grad, state) items can take one fused multi-tensor step.
+
+    The fused kernels (``oneflow._C.ops._fused_sgd_`` / ``_fused_adam_`` / ``_fused_adamw_``)
+    need dense CPU tensors of one floating dtype, gradients and state of the parameter's
+    dtype and shape, and contiguous parameters and state. ``foreach=False`` or
+    ``fused=False`` keeps the per-parameter path.
+    """
+    if group.get("foreach") is False or group.get("fused") is False or not items:
+        return False
+    dtype = items[0][0].dtype
+    if not dtype.is_floating_point:
+        return False
+    for p, grad, state in items:
+        if p.device.type != "cpu" or p.dtype != dtype or not p.is_contiguous():
+            return False
+        if grad.device.type != "cpu" or grad.dtype != dtype or grad.shape != p.shape:
+            return False
+        if state:
+            for key in state_keys:
+                t = state.get(key)
+                if not isinstance(t, oneflow.Tensor) or t.dtype != dtype or t.shape != p.shape:
+                    return False
+                if t.device.type != "cpu" or not t.is_contiguous():
+                    return False
+    return True
+
+
 class SGD(Optimizer):
     r"""Stochastic gradient descent, optionally with momentum.
 
@@ -31,8 +59,10 @@ class SGD(Optimizer):
         weight_decay (float): L2 penalty :math:`\lambda` (default: 0).
         nesterov (bool): use Nesterov momentum (default: ``False``).
         maximize (bool): maximize the objective instead of minimizing it (default: ``False``).
-        foreach (bool, optional): accepted for PyTorch compatibility; every step
-            runs the same per-parameter in-place updates.
+        foreach (bool, optional): ``False`` updates parameter by parameter; ``None``
+            (default) or ``True`` updates all parameters of a group with one fused
+            multi-tensor kernel when they are dense CPU tensors of one dtype.
+        fused (bool, optional): ``False`` disables the fused multi-tensor kernel.
 
     The momentum buffer is ``state[p]["momentum_buffer"]`` as in PyTorch.
 
@@ -53,6 +83,7 @@ class SGD(Optimizer):
         *,
         maximize: bool = False,
         foreach: bool | None = None,
+        fused: bool | None = None,
     ) -> None:
         _check_lr(lr)
         _check_nonnegative("momentum", momentum)
@@ -67,6 +98,7 @@ class SGD(Optimizer):
             "nesterov": nesterov,
             "maximize": maximize,
             "foreach": foreach,
+            "fused": fused,
         }
         super().__init__(params, defaults)
 
@@ -89,7 +121,11 @@ class SGD(Optimizer):
             momentum, dampening = group["momentum"], group["dampening"]
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
             maximize = group["maximize"]
-            for p, grad, state in self._grads(group):
+            items = self._grads(group)
+            if _fusable(group, items, ("momentum_buffer",) if momentum != 0 else ()):
+                self._fused_step(items, lr, momentum, dampening, weight_decay, nesterov, maximize)
+                continue
+            for p, grad, state in items:
                 if maximize:
                     grad = grad.neg()
                 if weight_decay != 0:
@@ -105,3 +141,35 @@ class SGD(Optimizer):
                     grad = grad.add(buf, alpha=momentum) if nesterov else buf
                 p.add_(grad, alpha=-lr)
         return loss
+
+    @staticmethod
+    def _fused_step(items, lr, momentum, dampening, weight_decay, nesterov, maximize) -> None:
+        """One ``_fused_sgd_`` call per kind of parameter: those with a momentum buffer and
+        those whose buffer the step creates (from the gradient, as the per-parameter path)."""
+        kwargs = {
+            "weight_decay": float(weight_decay),
+            "momentum": float(momentum),
+            "lr": float(lr),
+            "dampening": float(dampening),
+            "nesterov": bool(nesterov),
+            "maximize": bool(maximize),
+        }
+        if momentum == 0:
+            params = [p for p, _, _ in items]
+            grads = [g for _, g, _ in items]
+            oneflow._C.ops._fused_sgd_(params, grads, [], is_first_step=False, **kwargs)
+            return
+        for first in (False, True):
+            chosen = [(p, g, s) for p, g, s in items if (s.get("momentum_buffer") is None) == first]
+            if not chosen:
+                continue
+            if first:
+                for p, _, s in chosen:
+                    s["momentum_buffer"] = oneflow.empty_like(p)
+            oneflow._C.ops._fused_sgd_(
+                [p for p, _, _ in chosen],
+                [g for _, g, _ in chosen],
+                [s["momentum_buffer"] for _, _, s in chosen],
+                is_first_step=first,
+                **kwargs,
+            )
