@@ -129,6 +129,27 @@ def test_one_process_global_tensors():
     assert flow.tensor([[1, 2]], placement=pl, sbp=S(0)).to_local().tolist() == [[1, 2]]
 
 
+def test_optimizers_step_global_parameters_and_fused_kernels_refuse_them():
+    pl = flow.placement("cpu", [0])
+    w0 = np.arange(6, dtype=np.float32).reshape(2, 3) / 6
+    results = []
+    for make_global in (False, True):
+        w = flow.nn.Parameter(flow.from_numpy(w0.copy()))
+        if make_global:
+            w = flow.nn.Parameter(w.detach().to_global(placement=pl, sbp=B))
+        opt = flow.optim.Adam([w], lr=0.1)  # fused by default for local parameters
+        for _ in range(3):
+            opt.zero_grad()
+            (w * w).sum().backward()
+            opt.step()
+        results.append(w.detach().numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-6)
+    g = flow.ones(2, 3).to_global(placement=pl, sbp=B)
+    with pytest.raises(NotImplementedError, match="fused multi-tensor kernels take local tensors only"):
+        flow._C.ops._fused_sgd_([g.clone()], [g], [], weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0,
+                                nesterov=False, maximize=False, is_first_step=False)
+
+
 def test_core_delegates_instead_of_being_patched():
     # Module.to_global, nn.Parameter(global) and oneflow.autograd are the core's own code, which
     # calls the plugin; importing the plugin replaces none of them.

@@ -15,8 +15,9 @@ def _fusable(group: dict[str, Any], items: list, state_keys: tuple[str, ...] = (
 
     The fused kernels (``oneflow._C.ops._fused_sgd_`` / ``_fused_adam_`` / ``_fused_adamw_``)
     need dense CPU tensors of one floating dtype, gradients and state of the parameter's
-    dtype and shape, and contiguous parameters and state. ``foreach=False`` or
-    ``fused=False`` keeps the per-parameter path.
+    dtype and shape, and contiguous parameters and state; global tensors take the
+    per-parameter path, whose ops know their SBP. ``foreach=False`` or ``fused=False``
+    keeps the per-parameter path.
     """
     if group.get("foreach") is False or group.get("fused") is False or not items:
         return False
@@ -24,6 +25,8 @@ def _fusable(group: dict[str, Any], items: list, state_keys: tuple[str, ...] = (
     if not dtype.is_floating_point:
         return False
     for p, grad, state in items:
+        if p.is_global or grad.is_global:
+            return False
         if p.device.type != "cpu" or p.dtype != dtype or not p.is_contiguous():
             return False
         if grad.device.type != "cpu" or grad.dtype != dtype or grad.shape != p.shape:

@@ -439,6 +439,13 @@ def handle(full_name: str, args: list):
     from oneflow.distributed import signatures
 
     info = op_info(full_name)
+    if info.name.startswith("_fused_"):
+        # The fused multi-tensor kernels write into list arguments their schemas cannot mark;
+        # running them on boxed copies would silently lose the update.
+        raise NotImplementedError(
+            f"{full_name}: fused multi-tensor kernels take local tensors only; global parameters "
+            "use the per-parameter optimizer path"
+        )
     call = Call(info, args)
     if call.placement is None:  # only numbers in tensor slots: cannot happen through the hook
         return _C._call_op(full_name, args)
