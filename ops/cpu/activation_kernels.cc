@@ -29,40 +29,16 @@
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
+#include "ops/cpu/vec_types.h"
 #include "ops/defs/common.h"
 
 // GCC notes the ABI of vector-returning lambdas compiled outside a target
 // region (their function-pointer thunks); they are only ever inlined.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-#define OF_INLINE inline __attribute__((always_inline))
-#define OF_INLINE_LAMBDA __attribute__((always_inline))
-
 namespace oneflow {
 namespace cpu {
 namespace {
-
-typedef float VF4 __attribute__((vector_size(16)));
-typedef float VF8 __attribute__((vector_size(32)));
-typedef float VF16 __attribute__((vector_size(64)));
-typedef int32_t VI4 __attribute__((vector_size(16)));
-typedef int32_t VI8 __attribute__((vector_size(32)));
-typedef int32_t VI16 __attribute__((vector_size(64)));
-
-template <class V>
-struct IntVecOf;
-template <>
-struct IntVecOf<VF4> {
-  using type = VI4;
-};
-template <>
-struct IntVecOf<VF8> {
-  using type = VI8;
-};
-template <>
-struct IntVecOf<VF16> {
-  using type = VI16;
-};
 
 // The formula families (ops/defs/activation.cc names them by string).
 enum class Kind {
@@ -473,35 +449,7 @@ OF_INLINE A K(double c) {
 constexpr float kLn2Hi = 0.693359375f;  // ln 2 split so that n * kLn2Hi is exact
 constexpr float kLn2Lo = -2.12194440e-4f;
 
-// exp(x) = 2^n exp(r), n = round(x / ln 2), |r| <= ln(2) / 2, exp(r) by Taylor
-// to degree 7 (error below 2e-8 relative); inf above ln(FLT_MAX). Below
-// ln(FLT_MIN) the result is subnormal: it is computed as exp(x + 32 ln 2)
-// 2^-32, and is 0 below the smallest subnormal.
-template <class V>
-OF_INLINE V VExp(const V& x) {
-  using I = typename IntVecOf<V>::type;
-  const float lo = -87.33654f, hi = 88.72283f, tiny = -103.972084f;
-  I sub = x < lo;
-  V xc = sub ? x + 22.18070978f : x;
-  xc = xc < lo ? K<V>(lo) : xc;
-  xc = xc > hi ? K<V>(hi) : xc;
-  // Round to nearest by adding and subtracting 1.5 * 2^23.
-  V n = (xc * 1.44269504f + 12582912.f) - 12582912.f;
-  V r = xc - n * kLn2Hi;
-  r = r - n * kLn2Lo;
-  V p = r * (1.f / 5040) + 1.f / 720;
-  p = p * r + 1.f / 120;
-  p = p * r + 1.f / 24;
-  p = p * r + 1.f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.f;
-  p = p * r + 1.f;
-  I e = (__builtin_convertvector(n, I) + 127) << 23;
-  V y = p * (V)e;
-  y = sub ? y * 2.3283064e-10f : y;  // 2^-32
-  y = x > hi ? K<V>(INFINITY) : y;
-  return x < tiny ? K<V>(0) : y;
-}
+#include "ops/cpu/vec_exp.inc"  // NOLINT(build/include): VExp
 
 // exp(x) - 1 without cancellation near 0: Taylor to degree 8 for |x| < 0.5.
 template <class V>

@@ -30,40 +30,16 @@
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
+#include "ops/cpu/vec_types.h"
 #include "ops/defs/common.h"
 
 // GCC notes the ABI of vector-returning lambdas compiled outside a target
 // region (their function-pointer thunks); they are only ever inlined.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-#define OF_INLINE inline __attribute__((always_inline))
-#define OF_INLINE_LAMBDA __attribute__((always_inline))
-
 namespace oneflow {
 namespace cpu {
 namespace {
-
-typedef float VF4 __attribute__((vector_size(16)));
-typedef float VF8 __attribute__((vector_size(32)));
-typedef float VF16 __attribute__((vector_size(64)));
-typedef int32_t VI4 __attribute__((vector_size(16)));
-typedef int32_t VI8 __attribute__((vector_size(32)));
-typedef int32_t VI16 __attribute__((vector_size(64)));
-
-template <class V>
-struct IntVecOf;
-template <>
-struct IntVecOf<VF4> {
-  using type = VI4;
-};
-template <>
-struct IntVecOf<VF8> {
-  using type = VI8;
-};
-template <>
-struct IntVecOf<VF16> {
-  using type = VI16;
-};
 
 // What the forward needs of one row: its max (NaN if any element is NaN), the
 // sum of exp(x - max) and, with label smoothing, sum_c w_c x_c (w = 1 when null).
@@ -775,32 +751,7 @@ OF_INLINE V Splat(float c) {
   return V{} + c;
 }
 
-// exp(x) = 2^n exp(r) with a degree-7 Taylor polynomial for exp(r); subnormal
-// results via exp(x + 32 ln 2) 2^-32; NaN stays NaN.
-template <class V>
-OF_INLINE V VExp(const V& x) {
-  using I = typename IntVecOf<V>::type;
-  const float lo = -87.33654f, hi = 88.72283f, tiny = -103.972084f;
-  I sub = x < lo;
-  V xc = sub ? x + 22.18070978f : x;
-  xc = xc < lo ? Splat<V>(lo) : xc;
-  xc = xc > hi ? Splat<V>(hi) : xc;
-  V n = (xc * 1.44269504f + 12582912.f) - 12582912.f;
-  V r = xc - n * 0.693359375f;
-  r = r + n * 2.12194440e-4f;
-  V p = r * (1.f / 5040) + 1.f / 720;
-  p = p * r + 1.f / 120;
-  p = p * r + 1.f / 24;
-  p = p * r + 1.f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.f;
-  p = p * r + 1.f;
-  I e = (__builtin_convertvector(n, I) + 127) << 23;
-  V y = p * (V)e;
-  y = sub ? y * 2.3283064e-10f : y;
-  y = x > hi ? Splat<V>(INFINITY) : y;
-  return x < tiny ? Splat<V>(0) : y;
-}
+#include "ops/cpu/vec_exp.inc"  // NOLINT(build/include): VExp
 
 // The first m floats of p, the other lanes `pad`.
 template <class V>
