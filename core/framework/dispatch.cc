@@ -5,6 +5,7 @@
 
 #include "core/framework/autocast.h"
 #include "core/framework/grad_mode.h"
+#include "core/framework/profiler.h"
 #include "core/framework/type_promotion.h"
 #include "core/runtime/error.h"
 #include "core/runtime/tensor_ops.h"
@@ -229,6 +230,11 @@ void RunKernel(OpCall& call) {
   OF_CHECK((k.dtypes & DTypeBit(call.compute_dtype)) != 0, NotImplementedError, "\"", call.name(),
            "_", call.device.type_name(), "\" not implemented for '", DTypeName(call.compute_dtype),
            "'");
+  if (profiler::Enabled()) {
+    profiler::KernelScope scope(call.name());
+    k.fn(call);
+    return;
+  }
   k.fn(call);
 }
 

@@ -1,17 +1,23 @@
-"""Model benchmarks: flowvision's models on oneflow against plain-PyTorch references.
+"""Model benchmarks: oneflow against PyTorch on the same models, in the same process.
 
-Each reference is written once below against a framework namespace ``m`` (``torch``
-or ``oneflow``: the APIs are the same), with torchvision's / timm's parameter names,
-so the reference built with torch takes the flowvision model's weights and both
-compute the same function (checked before timing). Cases, batch 8, fp32, eval-mode
-inference under no_grad and one SGD training step:
+Every model is written once (references.py) against a framework namespace ``m``
+(``torch`` or ``oneflow``), with the published implementations' parameter names, and
+built with both frameworks; torch's copy gets oneflow's weights and the outputs (or
+the first training loss) are checked to agree before anything is timed. The vision
+models on oneflow's side are flowvision's own. Cases (fp32 unless noted):
 
-- ResNet-50, 224x224: inference and a training step (NCHW);
-- ViT-B/16, 224x224: inference.
+- GPT-2 small (12 x 768, 12 heads, vocab 50257), batch 4 x 128 tokens: an AdamW
+  training step (language-model loss; tokens/s) and inference (tokens/s);
+- BERT-base encoder + pooler, batch 8 x 128 tokens: forward (sequences/s);
+- ResNet-50, batch 8, 224x224: inference and an SGD training step (images/s), in NCHW
+  and channels_last (each framework against itself in the same layout);
+- ViT-B/16, batch 8: inference (images/s);
+- peak RSS of the GPT-2 training step: each framework alone in a fresh process
+  (rss.py), so neither counts the other's memory.
 
 The frameworks run in turns (interleaved), each case ``--repeats`` times after
-warm-up; medians are reported as images/s with oneflow / torch (higher is better for
-us).
+warm-up; medians are reported with the ratio oneflow / torch (higher is better for
+us; for RSS, lower).
 
     ./tools/bazel run //tools/bench:models -- --repeats 5
 """
@@ -19,189 +25,125 @@ us).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 import flowvision.models
 import oneflow as flow
-
-# ---------------------------------------------------------------------------------------
-# Plain references, written once for either framework.
-# ---------------------------------------------------------------------------------------
-
-
-def resnet50_reference(m, num_classes: int = 1000):
-    """torchvision's ResNet-50 (v1.5: stride on the 3x3 conv), same module names."""
-    nn = m.nn
-
-    class Bottleneck(nn.Module):
-        expansion = 4
-
-        def __init__(self, inplanes, planes, stride=1, downsample=None):
-            super().__init__()
-            self.conv1 = nn.Conv2d(inplanes, planes, 1, bias=False)
-            self.bn1 = nn.BatchNorm2d(planes)
-            self.conv2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False)
-            self.bn2 = nn.BatchNorm2d(planes)
-            self.conv3 = nn.Conv2d(planes, planes * 4, 1, bias=False)
-            self.bn3 = nn.BatchNorm2d(planes * 4)
-            self.relu = nn.ReLU(inplace=True)
-            self.downsample = downsample
-
-        def forward(self, x):
-            identity = x if self.downsample is None else self.downsample(x)
-            out = self.relu(self.bn1(self.conv1(x)))
-            out = self.relu(self.bn2(self.conv2(out)))
-            out = self.bn3(self.conv3(out))
-            return self.relu(out + identity)
-
-    class ResNet(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.inplanes = 64
-            self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
-            self.bn1 = nn.BatchNorm2d(64)
-            self.relu = nn.ReLU(inplace=True)
-            self.maxpool = nn.MaxPool2d(3, 2, 1)
-            self.layer1 = self._layer(64, 3, 1)
-            self.layer2 = self._layer(128, 4, 2)
-            self.layer3 = self._layer(256, 6, 2)
-            self.layer4 = self._layer(512, 3, 2)
-            self.avgpool = nn.AdaptiveAvgPool2d(1)
-            self.fc = nn.Linear(2048, num_classes)
-
-        def _layer(self, planes, blocks, stride):
-            downsample = None
-            if stride != 1 or self.inplanes != planes * 4:
-                downsample = nn.Sequential(nn.Conv2d(self.inplanes, planes * 4, 1, stride, bias=False),
-                                           nn.BatchNorm2d(planes * 4))
-            layers = [Bottleneck(self.inplanes, planes, stride, downsample)]
-            self.inplanes = planes * 4
-            layers += [Bottleneck(self.inplanes, planes) for _ in range(1, blocks)]
-            return nn.Sequential(*layers)
-
-        def forward(self, x):
-            x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
-            x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-            return self.fc(m.flatten(self.avgpool(x), 1))
-
-    return ResNet()
-
-
-def vit_b16_reference(m, num_classes: int = 1000):
-    """timm's vit_base_patch16_224, same module names (qkv in one Linear)."""
-    nn, F = m.nn, m.nn.functional
-    dim, depth, heads = 768, 12, 12
-
-    class Attention(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.qkv = nn.Linear(dim, dim * 3)
-            self.proj = nn.Linear(dim, dim)
-
-        def forward(self, x):
-            b, n, c = x.shape
-            q, k, v = self.qkv(x).reshape(b, n, 3, heads, c // heads).permute(2, 0, 3, 1, 4).unbind(0)
-            x = F.scaled_dot_product_attention(q, k, v)
-            return self.proj(x.transpose(1, 2).reshape(b, n, c))
-
-    class Mlp(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc1 = nn.Linear(dim, dim * 4)
-            self.act = nn.GELU()
-            self.fc2 = nn.Linear(dim * 4, dim)
-
-        def forward(self, x):
-            return self.fc2(self.act(self.fc1(x)))
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.norm1 = nn.LayerNorm(dim, eps=1e-6)
-            self.attn = Attention()
-            self.norm2 = nn.LayerNorm(dim, eps=1e-6)
-            self.mlp = Mlp()
-
-        def forward(self, x):
-            x = x + self.attn(self.norm1(x))
-            return x + self.mlp(self.norm2(x))
-
-    class PatchEmbed(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.proj = nn.Conv2d(3, dim, 16, 16)
-
-        def forward(self, x):
-            return self.proj(x).flatten(2).transpose(1, 2)
-
-    class VisionTransformer(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.patch_embed = PatchEmbed()
-            self.cls_token = nn.Parameter(m.zeros(1, 1, dim))
-            self.pos_embed = nn.Parameter(m.zeros(1, 197, dim))
-            self.blocks = nn.Sequential(*[Block() for _ in range(depth)])
-            self.norm = nn.LayerNorm(dim, eps=1e-6)
-            self.head = nn.Linear(dim, num_classes)
-
-        def forward(self, x):
-            x = self.patch_embed(x)
-            x = m.cat([self.cls_token.expand(x.shape[0], -1, -1), x], 1) + self.pos_embed
-            x = self.norm(self.blocks(x))
-            return self.head(x[:, 0])
-
-    return VisionTransformer()
-
-
-# ---------------------------------------------------------------------------------------
-# Timing
-# ---------------------------------------------------------------------------------------
+from references import bert_reference, gpt2_reference, resnet50_reference, vit_b16_reference
 
 
 def copy_weights(ours, theirs) -> None:
-    """Loads our model's weights into the torch reference (names must agree)."""
+    """Loads our model's weights into the torch model (names must agree)."""
     state = {k: torch.from_numpy(v.detach().numpy().copy()) for k, v in ours.state_dict().items()}
     missing, unexpected = theirs.load_state_dict(state, strict=False)
     if missing or unexpected:
-        raise SystemExit(f"reference and flowvision model differ: missing {missing}, unexpected {unexpected}")
+        raise SystemExit(f"the two models differ: missing {missing}, unexpected {unexpected}")
 
 
-def make_step(m, model, images, labels, train: bool):
-    if not train:
+@dataclass
+class Case:
+    name: str
+    unit: str  # what one step processes, per second
+    per_step: int  # how many units one step processes
+    ours: Callable[[], object]  # builds oneflow's model
+    theirs: Callable[[], object]  # builds torch's model
+    inputs: Callable[[], tuple]  # NumPy inputs
+    kind: str  # "infer", "sgd" (classification) or "adamw_lm" (language model)
+    channels_last: bool = False
+
+
+def _images(batch: int, size: int) -> Callable[[], tuple]:
+    def make():
+        rng = np.random.default_rng(0)
+        return rng.standard_normal((batch, 3, size, size), dtype=np.float32), rng.integers(0, 1000, batch)
+    return make
+
+
+def _tokens(batch: int, seq: int, vocab: int, with_mask: bool = False) -> Callable[[], tuple]:
+    def make():
+        rng = np.random.default_rng(0)
+        ids = rng.integers(0, vocab, (batch, seq))
+        if not with_mask:
+            return (ids,)
+        mask = np.ones((batch, seq), dtype=np.int64)
+        mask[1::2, seq * 3 // 4:] = 0  # every other sequence padded at the end
+        return ids, mask
+    return make
+
+
+def to_framework(m, arrays: tuple, channels_last: bool) -> tuple:
+    out = []
+    for a in arrays:
+        t = m.from_numpy(np.ascontiguousarray(a))
+        if channels_last and t.dim() == 4:
+            t = t.to(memory_format=m.channels_last)
+        out.append(t)
+    return tuple(out)
+
+
+def make_step(m, model, inputs: tuple, kind: str) -> Callable[[], object]:
+    if kind == "infer":
         def infer():
             with m.no_grad():
-                model(images)
+                return model(*inputs)
         return infer
-    opt = m.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    if kind == "sgd":
+        images, labels = inputs
+        opt = m.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
 
-    def step():
+        def sgd_step():
+            opt.zero_grad()
+            loss = m.nn.functional.cross_entropy(model(images), labels)
+            loss.backward()
+            opt.step()
+            return loss
+        return sgd_step
+    (ids,) = inputs
+    opt = m.optim.AdamW(model.parameters(), lr=1e-4)
+    targets = m.roll(ids, -1, 1).reshape(-1)
+
+    def lm_step():
         opt.zero_grad()
-        m.nn.functional.cross_entropy(model(images), labels).backward()
+        logits = model(ids)
+        loss = m.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets)
+        loss.backward()
         opt.step()
-    return step
+        return loss
+    return lm_step
 
 
-def bench_case(name, ours_model, ref_model, batch, size, train, repeats, warmup) -> tuple[float, float]:
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((batch, 3, size, size), dtype=np.float32)
-    y = rng.integers(0, 1000, batch)
-    copy_weights(ours_model, ref_model)
-    for model in (ours_model, ref_model):
+def _first(out):
+    return out[0] if isinstance(out, tuple) else out
+
+
+def bench_case(case: Case, repeats: int, warmup: int) -> tuple[float, float]:
+    ours, theirs = case.ours(), case.theirs()
+    copy_weights(ours, theirs)
+    train = case.kind != "infer"
+    for model in (ours, theirs):
         model.train(train)
-    if not train:  # the same function in both frameworks
-        with flow.no_grad(), torch.no_grad():
-            a = ours_model(flow.from_numpy(x)).numpy()
-            b = ref_model(torch.from_numpy(x)).numpy()
-        if not np.allclose(a, b, rtol=1e-3, atol=1e-3):
-            raise SystemExit(f"{name}: outputs differ by {np.abs(a - b).max():.3g}")
+    if case.channels_last:
+        ours = ours.to(memory_format=flow.channels_last)
+        theirs = theirs.to(memory_format=torch.channels_last)
+    arrays = case.inputs()
     steps = {
-        "oneflow": make_step(flow, ours_model, flow.from_numpy(x), flow.from_numpy(y), train),
-        "torch": make_step(torch, ref_model, torch.from_numpy(x), torch.from_numpy(y), train),
+        "oneflow": make_step(flow, ours, to_framework(flow, arrays, case.channels_last), case.kind),
+        "torch": make_step(torch, theirs, to_framework(torch, arrays, case.channels_last), case.kind),
     }
+    # The same function in both frameworks: outputs, or the first step's loss.
+    a, b = (_first(fn()).detach().numpy() for fn in steps.values())
+    scale = max(1.0, float(np.abs(b).max()))
+    if not np.allclose(a, b, rtol=1e-3, atol=1e-3 * scale):
+        raise SystemExit(f"{case.name}: oneflow and torch differ by {np.abs(a - b).max():.3g}")
     for fn in steps.values():
         for _ in range(warmup):
             fn()
@@ -211,37 +153,84 @@ def bench_case(name, ours_model, ref_model, batch, size, train, repeats, warmup)
             start = time.perf_counter()
             fn()
             times[k].append(time.perf_counter() - start)
-    return batch / statistics.median(times["oneflow"]), batch / statistics.median(times["torch"])
+    return case.per_step / statistics.median(times["oneflow"]), case.per_step / statistics.median(times["torch"])
 
 
-def main(argv=None) -> list[tuple[str, float, float]]:
+def peak_rss_mib(framework: str, batch: int, seq: int, steps: int, layers: int) -> float:
+    """Peak RSS of GPT-2 training steps with `framework` alone in a fresh process."""
+    child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rss.py")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run(
+        [sys.executable, child, framework, "--batch", str(batch), "--seq", str(seq), "--steps", str(steps),
+         "--layers", str(layers)],
+        check=True, capture_output=True, text=True, env=env,
+    )
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def build_cases(args) -> dict[str, Case]:
+    b, s, size, layers = args.batch, args.seq, args.size, args.layers
+    gpt2 = {"depth": layers}
+    bert = {"depth": layers}
+    cases = {
+        "gpt2_train": Case("GPT-2 small AdamW training step", "tokens/s", args.lm_batch * s,
+                           lambda: gpt2_reference(flow, **gpt2), lambda: gpt2_reference(torch, **gpt2),
+                           _tokens(args.lm_batch, s, 50257), "adamw_lm"),
+        "gpt2_infer": Case("GPT-2 small inference", "tokens/s", args.lm_batch * s,
+                           lambda: gpt2_reference(flow, **gpt2), lambda: gpt2_reference(torch, **gpt2),
+                           _tokens(args.lm_batch, s, 50257), "infer"),
+        "bert_infer": Case("BERT-base forward", "seq/s", b,
+                           lambda: bert_reference(flow, **bert), lambda: bert_reference(torch, **bert),
+                           _tokens(b, s, 30522, with_mask=True), "infer"),
+    }
+    for cl in (False, True):
+        suffix, label = ("_cl", " (channels_last)") if cl else ("", "")
+        cases["resnet50_infer" + suffix] = Case(
+            "ResNet-50 inference" + label, "img/s", b, flowvision.models.resnet50,
+            lambda: resnet50_reference(torch), _images(b, size), "infer", cl)
+        cases["resnet50_train" + suffix] = Case(
+            "ResNet-50 SGD training step" + label, "img/s", b, flowvision.models.resnet50,
+            lambda: resnet50_reference(torch), _images(b, size), "sgd", cl)
+    cases["vit_b16_infer"] = Case("ViT-B/16 inference", "img/s", b, flowvision.models.vit_base_patch16_224,
+                                  lambda: vit_b16_reference(torch), _images(b, 224), "infer")
+    return cases
+
+
+DEFAULT_CASES = ("gpt2_train,gpt2_infer,bert_infer,resnet50_infer,resnet50_train,resnet50_infer_cl,"
+                 "resnet50_train_cl,vit_b16_infer,gpt2_rss")
+
+
+def main(argv=None) -> list[tuple[str, str, float, float]]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--batch", type=int, default=8)
-    parser.add_argument("--size", type=int, default=224, help="image size (ViT needs 224)")
+    parser.add_argument("--batch", type=int, default=8, help="images (ResNet, ViT) or sequences (BERT)")
+    parser.add_argument("--lm-batch", type=int, default=4, help="GPT-2 sequences")
+    parser.add_argument("--seq", type=int, default=128, help="tokens per sequence (GPT-2, BERT)")
+    parser.add_argument("--layers", type=int, default=12, help="transformer blocks (GPT-2, BERT)")
+    parser.add_argument("--size", type=int, default=224, help="ResNet image size (ViT needs 224)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--cases", default="resnet50_infer,resnet50_train,vit_b16_infer")
+    parser.add_argument("--cases", default=DEFAULT_CASES)
     args = parser.parse_args(argv)
 
     threads = torch.get_num_threads()
     flow.set_num_threads(threads)
     flow.manual_seed(0)
-    cases = {
-        "resnet50_infer": lambda: ("ResNet-50 inference", flowvision.models.resnet50(),
-                                   resnet50_reference(torch), args.size, False),
-        "resnet50_train": lambda: ("ResNet-50 SGD training step", flowvision.models.resnet50(),
-                                   resnet50_reference(torch), args.size, True),
-        "vit_b16_infer": lambda: ("ViT-B/16 inference", flowvision.models.vit_base_patch16_224(),
-                                  vit_b16_reference(torch), 224, False),
-    }
-    print(f"batch {args.batch}, fp32, {threads} threads, medians of {args.repeats} (images/s; higher is better)")
-    print(f"{'case':<30} {'oneflow':>10} {'torch':>10} {'ratio':>7}")
+    cases = build_cases(args)
+    print(f"fp32, {threads} threads, medians of {args.repeats}; oneflow / torch: higher is better "
+          "(peak RSS: lower)")
+    print(f"{'case':<42} {'unit':>9} {'oneflow':>10} {'torch':>10} {'ratio':>7}")
     rows = []
     for key in args.cases.split(","):
-        name, ours, ref, size, train = cases[key]()
-        a, b = bench_case(name, ours, ref, args.batch, size, train, args.repeats, args.warmup)
-        rows.append((name, a, b))
-        print(f"{name:<30} {a:>10.2f} {b:>10.2f} {a / b:>7.2f}", flush=True)
+        if key == "gpt2_rss":
+            name, unit = "GPT-2 small training peak RSS", "MiB"
+            a, b = (peak_rss_mib(fw, args.lm_batch, args.seq, max(args.warmup, 1) + 1, args.layers)
+                    for fw in ("oneflow", "torch"))
+        else:
+            case = cases[key]
+            name, unit = case.name, case.unit
+            a, b = bench_case(case, args.repeats, args.warmup)
+        rows.append((name, unit, a, b))
+        print(f"{name:<42} {unit:>9} {a:>10.1f} {b:>10.1f} {a / b:>7.2f}", flush=True)
     return rows
 
 
