@@ -95,7 +95,9 @@ py::array ToNumpy(const TensorImplPtr& t) {
   std::vector<py::ssize_t> shape(t->shape().begin(), t->shape().end());
   std::vector<py::ssize_t> strides;
   for (int64_t s : t->stride()) strides.push_back(s * t->itemsize());
-  // The array keeps the tensor (and so its storage) alive: memory is shared.
+  // The array keeps the tensor (and so its storage) alive: memory is shared,
+  // and writes through the array are invisible to oneflow.
+  t->storage()->MarkExternal();
   return py::array(py::dtype(format), shape, strides, t->data(), py::cast(t));
 }
 
@@ -306,12 +308,35 @@ Alias of numel().)doc")
            R"doc(element_size() -> int
 
 Bytes per element.)doc")
-      .def("is_contiguous", &TensorImpl::is_contiguous,
-           R"doc(is_contiguous() -> bool
-
-True when the elements are laid out in row-major order without gaps.)doc")
       .def(
-          "data_ptr", [](const TensorImplPtr& t) { return reinterpret_cast<uintptr_t>(t->data()); },
+          "is_contiguous",
+          [](const TensorImplPtr& t, py::handle format) {
+            if (format.is_none()) return t->is_contiguous();
+            return IsContiguousAs(
+                t->shape(), t->stride(),
+                ToMemoryFormat(ToInt(format, "is_contiguous", "memory_format"), "is_contiguous"));
+          },
+          py::arg("memory_format") = py::none(),
+          R"doc(is_contiguous(memory_format=oneflow.contiguous_format) -> bool
+
+True when the elements are laid out in row-major order without gaps (or, for
+``memory_format=oneflow.channels_last``, in NHWC order: strides (HWC, 1, WC, C);
+the strides of size-1 dims do not matter).)doc")
+      .def(
+          "_suggest_memory_format",
+          [](const TensorImplPtr& t) {
+            return static_cast<int64_t>(SuggestMemoryFormat(t->shape(), t->stride()));
+          },
+          R"doc(_suggest_memory_format() -> int
+
+The code of the memory format the strides look like (PyTorch's suggest_memory_format:
+channels_last[_3d] or contiguous).)doc")
+      .def(
+          "data_ptr",
+          [](const TensorImplPtr& t) {
+            t->storage()->MarkExternal();  // raw writes through it are invisible to oneflow
+            return reinterpret_cast<uintptr_t>(t->data());
+          },
           R"doc(data_ptr() -> int
 
 Address of the first element.)doc")
@@ -349,21 +374,43 @@ The value of a one-element tensor as a Python bool, int or float.)doc");
 
   m.def("_set_size_type", [](py::object t) { SizeType() = std::move(t); });
   m.def("from_numpy", &FromNumpy, py::arg("ndarray"));
-  m.def("empty", [](py::handle shape, py::handle dtype, py::handle device) {
-    return TensorImpl::Empty(ToIntList(shape, "empty", "size"), ToDType(dtype, "empty", "dtype"),
-                             ToDevice(device, "empty", "device"));
-  });
-  m.def("empty_like", [](const TensorImplPtr& t, py::handle dtype, py::handle device) {
-    return EmptyLike(t, ToDType(dtype, "empty_like", "dtype"),
-                     ToDevice(device, "empty_like", "device"));
-  });
-  m.def("full_like",
-        [](const TensorImplPtr& t, py::handle value, py::handle dtype, py::handle device) {
-          auto out = EmptyLike(t, ToDType(dtype, "full_like", "dtype"),
-                               ToDevice(device, "full_like", "device"));
-          Fill(out, ToScalar(value, "full_like", "fill_value"));
-          return out;
-        });
+  // memory_format: None or a oneflow.memory_format (an int code, see MemoryFormat).
+  auto format_of = [](py::handle format, MemoryFormat fallback, const char* op) {
+    if (format.is_none()) return fallback;
+    return ToMemoryFormat(ToInt(format, op, "memory_format"), op);
+  };
+  m.def(
+      "empty",
+      [format_of](py::handle shape, py::handle dtype, py::handle device, py::handle format) {
+        DimVector sizes = ToIntList(shape, "empty", "size");
+        MemoryFormat f = format_of(format, MemoryFormat::kContiguous, "empty");
+        OF_CHECK(f != MemoryFormat::kPreserve, RuntimeError,
+                 "empty(): preserve memory format is unsupported by empty");
+        return TensorImpl::EmptyStrided(sizes, MemoryFormatStrides(sizes, f),
+                                        ToDType(dtype, "empty", "dtype"),
+                                        ToDevice(device, "empty", "device"));
+      },
+      py::arg("shape"), py::arg("dtype"), py::arg("device"), py::arg("memory_format") = py::none());
+  m.def(
+      "empty_like",
+      [format_of](const TensorImplPtr& t, py::handle dtype, py::handle device, py::handle format) {
+        return EmptyAs(t, format_of(format, MemoryFormat::kPreserve, "empty_like"),
+                       ToDType(dtype, "empty_like", "dtype"),
+                       ToDevice(device, "empty_like", "device"));
+      },
+      py::arg("input"), py::arg("dtype"), py::arg("device"), py::arg("memory_format") = py::none());
+  m.def(
+      "full_like",
+      [format_of](const TensorImplPtr& t, py::handle value, py::handle dtype, py::handle device,
+                  py::handle format) {
+        auto out =
+            EmptyAs(t, format_of(format, MemoryFormat::kPreserve, "full_like"),
+                    ToDType(dtype, "full_like", "dtype"), ToDevice(device, "full_like", "device"));
+        Fill(out, ToScalar(value, "full_like", "fill_value"));
+        return out;
+      },
+      py::arg("input"), py::arg("fill_value"), py::arg("dtype"), py::arg("device"),
+      py::arg("memory_format") = py::none());
   m.def("full", [](py::handle shape, py::handle value, py::handle dtype, py::handle device) {
     return Full(ToIntList(shape, "full", "size"), ToScalar(value, "full", "fill_value"),
                 ToDType(dtype, "full", "dtype"), ToDevice(device, "full", "device"));

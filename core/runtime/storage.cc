@@ -14,7 +14,9 @@ std::shared_ptr<Storage> Storage::Allocate(size_t nbytes, Device device) {
 
 std::shared_ptr<Storage> Storage::Wrap(void* data, size_t nbytes, Device device,
                                        std::function<void()> release) {
-  return std::shared_ptr<Storage>(new Storage(data, nbytes, device, std::move(release)));
+  std::shared_ptr<Storage> storage(new Storage(data, nbytes, device, std::move(release)));
+  storage->MarkExternal();
+  return storage;
 }
 
 Storage::~Storage() {

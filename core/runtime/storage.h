@@ -1,7 +1,9 @@
 #ifndef CORE_RUNTIME_STORAGE_H_
 #define CORE_RUNTIME_STORAGE_H_
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -28,6 +30,18 @@ class Storage {
   size_t nbytes() const { return nbytes_; }
   const Device& device() const { return device_; }
 
+  // Writes through oneflow's ops: every in-place change of any tensor viewing
+  // this storage counts one (TensorImpl::BumpVersion), whatever version
+  // counter that tensor has (Tensor.data has its own). Caches of data derived
+  // from a storage (packed GEMM weights) compare it to know they are current.
+  int64_t writes() const { return writes_.load(std::memory_order_acquire); }
+  void NoteWrite() { writes_.fetch_add(1, std::memory_order_acq_rel); }
+  // True once the memory is reachable without going through oneflow's ops (a
+  // wrapped NumPy array, an exported NumPy view or raw pointer): writes there
+  // are not counted, so nothing derived from it may be cached.
+  bool external() const { return external_.load(std::memory_order_acquire); }
+  void MarkExternal() { external_.store(true, std::memory_order_release); }
+
  private:
   Storage(void* data, size_t nbytes, Device device, std::function<void()> release)
       : data_(data), nbytes_(nbytes), device_(device), release_(std::move(release)) {}
@@ -36,6 +50,8 @@ class Storage {
   size_t nbytes_;
   Device device_;
   std::function<void()> release_;
+  std::atomic<int64_t> writes_{0};
+  std::atomic<bool> external_{false};
 };
 
 }  // namespace oneflow

@@ -71,7 +71,10 @@ class TensorImpl {
   char* data() const { return static_cast<char*>(storage_->data()) + offset_ * itemsize(); }
 
   int64_t version() const { return version_->version.load(std::memory_order_relaxed); }
-  void BumpVersion() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+  void BumpVersion() {
+    version_->version.fetch_add(1, std::memory_order_relaxed);
+    storage_->NoteWrite();
+  }
   bool shares_version_with(const TensorImpl& other) const { return version_ == other.version_; }
 
   // True for leaves marked requires_grad and for results of recorded ops.
