@@ -5,7 +5,9 @@ allocator: a request of ``n`` bytes is rounded up to :func:`allocation_size` ``(
 of 64 bytes, at least 64; above 64 KiB, the next of four size classes per power of two, at most
 25% slack) and every byte count here is in those rounded sizes. Blocks above 64 KiB are mapped
 from the OS and, when freed, kept in a cache for the next request of the same size class instead
-of being returned (which would make the next tensor page-fault all its memory in again). Smaller
+of being returned (which would make the next tensor page-fault all its memory in again); a
+request with no cached block of its class takes the smallest cached block of at most twice its
+size and returns that block's tail to the OS, rather than mapping new memory. Smaller
 blocks go to glibc's arenas, which keep small blocks themselves.
 
 The cache holds at most ``ONEFLOW_CPU_CACHE_LIMIT_MB`` MiB (environment variable read at import;

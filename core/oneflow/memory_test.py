@@ -104,6 +104,36 @@ def test_freed_large_blocks_are_cached_and_reused():
     del y
 
 
+def test_a_larger_cached_block_is_cut_down_instead_of_mapping_more():
+    flow.cpu.empty_cache()
+    x = flow.empty(4 * MiB, dtype=flow.uint8)
+    x.fill_(1)
+    del x
+    cached = flow.cpu.memory_stats()
+    assert cached["cached_bytes.all.current"] == expected_size(4 * MiB)
+    # 3 MiB is another size class; the 4 MiB block (at most twice as large) gives its head and
+    # its tail goes back to the OS: nothing new is mapped and reserved memory shrinks.
+    y = flow.empty(3 * MiB, dtype=flow.uint8)
+    after = flow.cpu.memory_stats()
+    assert after["num_cache_hits"] == cached["num_cache_hits"] + 1
+    assert after["num_device_alloc"] == cached["num_device_alloc"]
+    assert after["cached_bytes.all.current"] == 0
+    assert after["reserved_bytes.all.current"] == cached["reserved_bytes.all.current"] - (
+        expected_size(4 * MiB) - expected_size(3 * MiB))
+    y.fill_(2)  # the memory is usable to its end
+    assert int(y[-1]) == 2 and int(y[0]) == 2
+    del y
+    # A block more than twice the request is left alone.
+    flow.cpu.empty_cache()
+    z = flow.empty(8 * MiB, dtype=flow.uint8)
+    del z
+    before = flow.cpu.memory_stats()
+    w = flow.empty(3 * MiB, dtype=flow.uint8)
+    assert flow.cpu.memory_stats()["num_device_alloc"] == before["num_device_alloc"] + 1
+    assert flow.cpu.memory_stats()["cached_bytes.all.current"] == expected_size(8 * MiB)
+    del w
+
+
 def test_empty_cache_lowers_reserved():
     xs = [flow.empty(MiB * (i + 1), dtype=flow.uint8) for i in range(4)]
     del xs

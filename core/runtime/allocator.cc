@@ -129,6 +129,8 @@ class CpuAllocator final : public Allocator {
   }
 
   void* AllocateLarge(size_t size, size_t nbytes) {
+    void* carved = nullptr;
+    size_t carved_size = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = free_.find(size);
@@ -139,6 +141,27 @@ class CpuAllocator final : public Allocator {
         num_cache_hits_.fetch_add(1, kRelaxed);
         return p;
       }
+      // No block of this class: the smallest cached one of up to twice the
+      // size gives its head (already faulted in) and returns its tail to the
+      // OS, instead of mapping new memory next to cached memory nobody uses.
+      for (auto& [block, blocks] : free_) {
+        if (block > size && block <= 2 * size && !blocks.empty() &&
+            (carved_size == 0 || block < carved_size)) {
+          carved_size = block;
+        }
+      }
+      if (carved_size != 0) {
+        std::vector<void*>& blocks = free_[carved_size];
+        carved = blocks.back();
+        blocks.pop_back();
+        cached_.fetch_sub(carved_size, kRelaxed);
+        num_cache_hits_.fetch_add(1, kRelaxed);
+      }
+    }
+    if (carved != nullptr) {
+      // Sizes above kCpuSmallBlock are whole pages, so the tail is too.
+      Unmap(static_cast<char*>(carved) + size, carved_size - size);
+      return carved;
     }
     void* p = Map(size);
     if (p == nullptr) {

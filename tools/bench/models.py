@@ -7,7 +7,8 @@ the first training loss) are checked to agree before anything is timed. The visi
 models on oneflow's side are flowvision's own. Cases (fp32 unless noted):
 
 - GPT-2 small (12 x 768, 12 heads, vocab 50257), batch 4 x 128 tokens: an AdamW
-  training step (language-model loss; tokens/s) and inference (tokens/s);
+  training step (language-model loss; tokens/s) in fp32 and under bf16 autocast (also
+  printed against our own fp32 step), and inference (tokens/s);
 - BERT-base encoder + pooler, batch 8 x 128 tokens: forward (sequences/s);
 - ResNet-50, batch 8, 224x224: inference and an SGD training step (images/s), in NCHW
   and channels_last (each framework against itself in the same layout);
@@ -59,6 +60,7 @@ class Case:
     inputs: Callable[[], tuple]  # NumPy inputs
     kind: str  # "infer", "sgd" (classification) or "adamw_lm" (language model)
     channels_last: bool = False
+    bf16: bool = False  # under autocast("cpu", bfloat16)
 
 
 def _images(batch: int, size: int) -> Callable[[], tuple]:
@@ -90,7 +92,14 @@ def to_framework(m, arrays: tuple, channels_last: bool) -> tuple:
     return tuple(out)
 
 
-def make_step(m, model, inputs: tuple, kind: str) -> Callable[[], object]:
+def make_step(m, model, inputs: tuple, kind: str, bf16: bool = False) -> Callable[[], object]:
+    if bf16:
+        step = make_step(m, model, inputs, kind)
+
+        def autocast_step():
+            with m.autocast("cpu", dtype=m.bfloat16):
+                return step()
+        return autocast_step
     if kind == "infer":
         def infer():
             with m.no_grad():
@@ -136,13 +145,14 @@ def bench_case(case: Case, repeats: int, warmup: int) -> tuple[float, float]:
         theirs = theirs.to(memory_format=torch.channels_last)
     arrays = case.inputs()
     steps = {
-        "oneflow": make_step(flow, ours, to_framework(flow, arrays, case.channels_last), case.kind),
-        "torch": make_step(torch, theirs, to_framework(torch, arrays, case.channels_last), case.kind),
+        "oneflow": make_step(flow, ours, to_framework(flow, arrays, case.channels_last), case.kind, case.bf16),
+        "torch": make_step(torch, theirs, to_framework(torch, arrays, case.channels_last), case.kind, case.bf16),
     }
     # The same function in both frameworks: outputs, or the first step's loss.
-    a, b = (_first(fn()).detach().numpy() for fn in steps.values())
+    a, b = (_first(fn()).detach().float().numpy() for fn in steps.values())
     scale = max(1.0, float(np.abs(b).max()))
-    if not np.allclose(a, b, rtol=1e-3, atol=1e-3 * scale):
+    tol = 3e-2 if case.bf16 else 1e-3  # bfloat16 keeps 8 bits
+    if not np.allclose(a, b, rtol=tol, atol=tol * scale):
         raise SystemExit(f"{case.name}: oneflow and torch differ by {np.abs(a - b).max():.3g}")
     for fn in steps.values():
         for _ in range(warmup):
@@ -176,6 +186,9 @@ def build_cases(args) -> dict[str, Case]:
         "gpt2_train": Case("GPT-2 small AdamW training step", "tokens/s", args.lm_batch * s,
                            lambda: gpt2_reference(flow, **gpt2), lambda: gpt2_reference(torch, **gpt2),
                            _tokens(args.lm_batch, s, 50257), "adamw_lm"),
+        "gpt2_train_bf16": Case("GPT-2 small AdamW step, bf16 autocast", "tokens/s", args.lm_batch * s,
+                                lambda: gpt2_reference(flow, **gpt2), lambda: gpt2_reference(torch, **gpt2),
+                                _tokens(args.lm_batch, s, 50257), "adamw_lm", bf16=True),
         "gpt2_infer": Case("GPT-2 small inference", "tokens/s", args.lm_batch * s,
                            lambda: gpt2_reference(flow, **gpt2), lambda: gpt2_reference(torch, **gpt2),
                            _tokens(args.lm_batch, s, 50257), "infer"),
@@ -196,7 +209,7 @@ def build_cases(args) -> dict[str, Case]:
     return cases
 
 
-DEFAULT_CASES = ("gpt2_train,gpt2_infer,bert_infer,resnet50_infer,resnet50_train,resnet50_infer_cl,"
+DEFAULT_CASES = ("gpt2_train,gpt2_train_bf16,gpt2_infer,bert_infer,resnet50_infer,resnet50_train,resnet50_infer_cl,"
                  "resnet50_train_cl,vit_b16_infer,gpt2_rss")
 
 
@@ -231,6 +244,10 @@ def main(argv=None) -> list[tuple[str, str, float, float]]:
             a, b = bench_case(case, args.repeats, args.warmup)
         rows.append((name, unit, a, b))
         print(f"{name:<42} {unit:>9} {a:>10.1f} {b:>10.1f} {a / b:>7.2f}", flush=True)
+    speed = {r[0]: r[2] for r in rows}
+    fp32, bf16 = cases["gpt2_train"].name, cases["gpt2_train_bf16"].name
+    if fp32 in speed and bf16 in speed:
+        print(f"oneflow GPT-2 training, bf16 autocast / fp32: {speed[bf16] / speed[fp32]:.2f}x")
     return rows
 
 
