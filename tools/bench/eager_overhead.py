@@ -49,6 +49,11 @@ def _matmul(m, a, b):
     return lambda: (m.matmul(a, b),)
 
 
+def _linear(m, x, w, b):
+    x, w, b = m.tensor(x), m.tensor(w), m.tensor(b)
+    return lambda: (m.nn.functional.linear(x, w, b),)
+
+
 def _mlp(m, x, *weights):
     """Three 64-wide layers (matmul, add, relu), forward and backward at batch 1."""
     x = m.tensor(x)
@@ -86,6 +91,7 @@ CASES = [
     Case("add_1000", _add, _uniform((1000,), (1000,))),
     Case("relu_1000", _relu, _uniform((1000,))),
     Case("matmul_64x64", _matmul, _uniform((64, 64), (64, 64))),
+    Case("linear_64_b1", _linear, _uniform((1, 64), (64, 64), (64,))),
     Case("mlp3x64_fwd_bwd", _mlp, _mlp_arrays),
     Case("matmul_1024x1024", _matmul, _uniform((1024, 1024), (1024, 1024))),
 ]
