@@ -322,10 +322,81 @@ TensorImplPtr SumToShape(const TensorImplPtr& grad, const DimVector& shape) {
   return Call("sum_to_size", {grad, shape});
 }
 
+DimVector ElementwiseOutputStrides(const std::vector<const TensorImpl*>& operands,
+                                   const DimVector& shape) {
+  const size_t nd = shape.size();
+  if (nd <= 1 || operands.empty()) return {};
+  // All operands of the output's shape: keep their common dense layout.
+  bool same_shape = true;
+  for (const TensorImpl* t : operands) same_shape = same_shape && t->shape() == shape;
+  if (same_shape) {
+    bool contiguous = true, channels_last = nd == 4, dense = true;
+    for (const TensorImpl* t : operands) {
+      contiguous = contiguous && t->is_contiguous();
+      channels_last =
+          channels_last && IsContiguousAs(shape, t->stride(), MemoryFormat::kChannelsLast);
+      dense = dense && IsNonOverlappingAndDense(shape, t->stride());
+    }
+    if (contiguous) return {};
+    if (channels_last) return MemoryFormatStrides(shape, MemoryFormat::kChannelsLast);
+    bool equal = dense;
+    for (const TensorImpl* t : operands) equal = equal && t->stride() == operands[0]->stride();
+    if (equal) return operands[0]->stride();
+  }
+  // Order the dims by the operands' strides (broadcast dims, stride 0, say nothing):
+  // perm[0] is the innermost dim. An insertion sort that stops at the first dim
+  // known to be outer, and passes over ambiguous pairs.
+  std::vector<DimVector> strides;
+  strides.reserve(operands.size());
+  for (const TensorImpl* t : operands) {
+    DimVector st(nd, 0);
+    const size_t off = nd - t->shape().size();
+    for (size_t i = 0; i < t->shape().size(); ++i) {
+      st[off + i] = t->shape()[i] == 1 && shape[off + i] != 1 ? 0 : t->stride()[i];
+    }
+    strides.push_back(std::move(st));
+  }
+  auto should_swap = [&](int d0, int d1) {
+    for (const DimVector& st : strides) {
+      const int64_t s0 = st[d0], s1 = st[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[d0] > shape[d1]) return 1;  // equal strides: the smaller dim goes inside
+    }
+    return 0;
+  };
+  std::vector<int> perm(nd);
+  for (size_t i = 0; i < nd; ++i) perm[i] = static_cast<int>(nd - 1 - i);
+  for (size_t i = 1; i < nd; ++i) {
+    size_t d1 = i;
+    for (int d0 = static_cast<int>(i) - 1; d0 >= 0; --d0) {
+      const int cmp = should_swap(perm[d0], perm[d1]);
+      if (cmp > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (cmp < 0) {
+        break;
+      }
+    }
+  }
+  bool row_major = true;
+  for (size_t j = 0; j < nd; ++j) row_major = row_major && perm[j] == static_cast<int>(nd - 1 - j);
+  if (row_major) return {};
+  DimVector out(nd);
+  int64_t acc = 1;
+  for (int d : perm) {
+    out[d] = acc;
+    acc *= shape[d];
+  }
+  return out;
+}
+
 namespace {
 
 void InferElementwiseImpl(OpCall& call, int mode) {
   std::vector<const Value*> operands;
+  std::vector<const TensorImpl*> tensors;
   DimVector shape;
   bool first = true;
   for (size_t i = 0; i < call.args.size(); ++i) {
@@ -333,6 +404,7 @@ void InferElementwiseImpl(OpCall& call, int mode) {
     ArgType type = call.op->schema().args[i].type;
     if (type == ArgType::kTensor && v.is_tensor()) {
       operands.push_back(&v);
+      tensors.push_back(v.tensor().get());
       shape = first ? v.tensor()->shape()
                     : BroadcastShapes(shape, v.tensor()->shape(), call.name().c_str());
       first = false;
@@ -342,7 +414,8 @@ void InferElementwiseImpl(OpCall& call, int mode) {
   if (mode == 1 && !IsFloatingPoint(dtype)) dtype = DefaultFloatDType();
   call.compute_dtype = dtype;
   call.cast_inputs = true;
-  call.out_meta = {{shape, mode == 2 ? DType::kBool : dtype}};
+  call.out_meta = {
+      {shape, mode == 2 ? DType::kBool : dtype, ElementwiseOutputStrides(tensors, shape)}};
 }
 
 }  // namespace
@@ -412,7 +485,9 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
     call.outputs = {inplace_target};
   } else {
     for (const OutMeta& m : call.out_meta) {
-      call.outputs.push_back(TensorImpl::Empty(m.shape, m.dtype, call.device));
+      call.outputs.push_back(
+          m.stride.empty() ? TensorImpl::Empty(m.shape, m.dtype, call.device)
+                           : TensorImpl::EmptyStrided(m.shape, m.stride, m.dtype, call.device));
     }
   }
   RunKernel(call);

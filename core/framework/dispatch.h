@@ -15,6 +15,8 @@ namespace oneflow {
 struct OutMeta {
   DimVector shape;
   DType dtype;
+  // Strides of the output the dispatcher allocates (dense); empty: contiguous.
+  DimVector stride = {};
 };
 
 struct OpCall {
@@ -71,9 +73,19 @@ DimVector BroadcastShapes(const DimVector& a, const DimVector& b, const char* op
 // `grad` summed over broadcast dims so that it has `shape`.
 TensorImplPtr SumToShape(const TensorImplPtr& grad, const DimVector& shape);
 
+// The strides of a new output of `shape` computed elementwise from `operands`
+// (each broadcastable to `shape`), as PyTorch's TensorIterator lays it out: the
+// operands' strides when all have `shape` and share one dense layout (all
+// contiguous, all channels_last, or identical strides), else dense strides whose
+// dim order follows the operands' strides (the first operand that orders two
+// dims decides; broadcast dims decide nothing). Empty when that is contiguous.
+DimVector ElementwiseOutputStrides(const std::vector<const TensorImpl*>& operands,
+                                   const DimVector& shape);
+
 // Common infer functions.
 // Elementwise over all tensor (and Scalar) arguments: broadcast shape, promoted
-// dtype; inputs are cast to it. Output dtype = compute dtype.
+// dtype; inputs are cast to it. Output dtype = compute dtype; output layout from
+// ElementwiseOutputStrides (a channels_last input gives a channels_last output).
 void InferElementwise(OpCall& call);
 // Like InferElementwise, but integer and bool inputs compute (and return) the
 // default float dtype (exp, sqrt, true division, ...).

@@ -34,6 +34,48 @@ def set_default_dtype(d: oneflow.dtype) -> None:
 _default_dtype = oneflow.float32
 
 
+class memory_format:
+    """A dense memory layout of tensors (PyTorch's ``torch.memory_format``).
+
+    ``oneflow.contiguous_format`` is row-major; ``oneflow.channels_last`` lays a 4-D
+    (N, C, H, W) tensor out as NHWC (strides ``(H*W*C, 1, W*C, C)``), and
+    ``oneflow.channels_last_3d`` a 5-D one as NDHWC, keeping the logical shape;
+    ``oneflow.preserve_format`` keeps a tensor's own layout. Convolutions, batch_norm,
+    pooling and elementwise ops keep channels_last, as in PyTorch. The objects pass to
+    ops as their int code (``__index__``).
+    """
+
+    __slots__ = ("_name", "_code")
+
+    def __init__(self, name: str, code: int):
+        self._name = name
+        self._code = code
+
+    def __repr__(self) -> str:
+        return f"oneflow.{self._name}"
+
+    __str__ = __repr__
+
+    def __index__(self) -> int:
+        return self._code
+
+    def __reduce__(self):
+        return self._name  # the module-level singleton
+
+
+memory_format.__module__ = "oneflow"
+contiguous_format = memory_format("contiguous_format", 0)
+preserve_format = memory_format("preserve_format", 1)
+channels_last = memory_format("channels_last", 2)
+channels_last_3d = memory_format("channels_last_3d", 3)
+
+
+def _memory_format(fmt, op: str):
+    if fmt is not None and not isinstance(fmt, memory_format):
+        raise TypeError(f"{op}(): argument 'memory_format' must be oneflow.memory_format, not {type(fmt).__name__}")
+    return fmt
+
+
 def is_tensor(obj: Any) -> builtins.bool:
     """True when ``obj`` is a oneflow.Tensor."""
     return isinstance(obj, oneflow.Tensor)
@@ -246,14 +288,16 @@ def as_tensor(data: Any, dtype: oneflow.dtype | None = None, device: DeviceLike 
 
 
 def empty(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,
-          sbp=None) -> oneflow.Tensor:
-    """An uninitialized tensor of the given size (a global one with ``placement`` and ``sbp``)."""
+          sbp=None, memory_format=contiguous_format) -> oneflow.Tensor:
+    """An uninitialized tensor of the given size (a global one with ``placement`` and ``sbp``), laid
+    out in ``memory_format`` (``oneflow.channels_last`` for a 4-D NHWC layout)."""
     if placement is not None or sbp is not None:
         shape = _sizes(size, "empty")
         return _global_plugin().make_global(
             lambda s, dev: empty(s, dtype=dtype, device=dev), placement, sbp, requires_grad, device, shape=shape
         )
-    return _finish(_C.empty(_sizes(size, "empty"), dtype or get_default_dtype(), _device(device)), requires_grad)
+    return _finish(_C.empty(_sizes(size, "empty"), dtype or get_default_dtype(), _device(device),
+                            _memory_format(memory_format, "empty")), requires_grad)
 
 
 def full(size: Sequence[int], fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False,
@@ -312,36 +356,43 @@ def _global_like(make, input, requires_grad):
                                         shape=tuple(input.shape))
 
 
-def empty_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
-    """An uninitialized tensor laid out like ``input`` (and by default of its dtype and device)."""
+def empty_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
+               memory_format=preserve_format):
+    """An uninitialized tensor laid out like ``input`` (or in ``memory_format``; by default of its dtype
+    and device)."""
     if _is_global(input):
         return _global_like(lambda s, dev: empty(s, dtype=dtype or input.dtype, device=dev), input, requires_grad)
-    return _finish(_C.empty_like(*_like(input, dtype, device)), requires_grad)
+    return _finish(_C.empty_like(*_like(input, dtype, device), _memory_format(memory_format, "empty_like")),
+                   requires_grad)
 
 
-def zeros_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
-    """Zeros laid out like ``input`` (and by default of its dtype and device)."""
+def zeros_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
+               memory_format=preserve_format):
+    """Zeros laid out like ``input`` (or in ``memory_format``; by default of its dtype and device)."""
     if _is_global(input):
         return _global_like(lambda s, dev: zeros(s, dtype=dtype or input.dtype, device=dev), input, requires_grad)
     t, dtype, device = _like(input, dtype, device)
-    return _finish(_C.full_like(t, 0, dtype, device), requires_grad)
+    return _finish(_C.full_like(t, 0, dtype, device, _memory_format(memory_format, "zeros_like")), requires_grad)
 
 
-def ones_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
-    """Ones laid out like ``input`` (and by default of its dtype and device)."""
+def ones_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
+              memory_format=preserve_format):
+    """Ones laid out like ``input`` (or in ``memory_format``; by default of its dtype and device)."""
     if _is_global(input):
         return _global_like(lambda s, dev: ones(s, dtype=dtype or input.dtype, device=dev), input, requires_grad)
     t, dtype, device = _like(input, dtype, device)
-    return _finish(_C.full_like(t, 1, dtype, device), requires_grad)
+    return _finish(_C.full_like(t, 1, dtype, device, _memory_format(memory_format, "ones_like")), requires_grad)
 
 
-def full_like(input, fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
+def full_like(input, fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
+              memory_format=preserve_format):
     """``fill_value`` everywhere, laid out like ``input`` (and by default of its dtype and device)."""
     if _is_global(input):
         return _global_like(lambda s, dev: full(s, fill_value, dtype=dtype or input.dtype, device=dev), input,
                             requires_grad)
     t, dtype, device = _like(input, dtype, device)
-    return _finish(_C.full_like(t, fill_value, dtype, device), requires_grad)
+    return _finish(_C.full_like(t, fill_value, dtype, device, _memory_format(memory_format, "full_like")),
+                   requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False,

@@ -102,13 +102,26 @@ def _parse_to(args, kwargs):
 
 
 def _to(self, *args, **kwargs):
-    """Converts dtype and/or device: ``t.to(oneflow.float64)``, ``t.to("cuda:0")``, ``t.to(other)``.
+    """Converts dtype, device and/or memory format: ``t.to(oneflow.float64)``, ``t.to("cuda:0")``,
+    ``t.to(other)``, ``t.to(memory_format=oneflow.channels_last)``.
 
-    Returns ``self`` when nothing changes and ``copy`` is False.
+    Returns ``self`` when nothing changes and ``copy`` is False (as in PyTorch, a memory format
+    counts as met when the strides suggest it, see ``oneflow.memory_format``).
     """
-    device, dtype, copy = _parse_to(args, dict(kwargs))
+    kwargs = dict(kwargs)
+    fmt = kwargs.pop("memory_format", None)
+    if fmt is not None and not isinstance(fmt, oneflow.memory_format):
+        raise TypeError(f"to(): argument 'memory_format' must be oneflow.memory_format, not {type(fmt).__name__}")
+    if fmt is oneflow.preserve_format:
+        fmt = None
+    device, dtype, copy = _parse_to(args, kwargs)
     out = self
-    if dtype is not None and dtype != out.dtype or copy:
+    new_dtype = dtype is not None and dtype != out.dtype
+    if fmt is not None and (new_dtype or copy or out._suggest_memory_format() != fmt.__index__()):
+        out = out.clone(memory_format=fmt)
+        if new_dtype:
+            out = out._to_dtype(dtype)
+    elif new_dtype or copy:
         out = out._to_dtype(dtype or out.dtype, copy=True)
     if device is not None and (device.type != out.device.type or
                                (device.index is not None and device.index != (out.device.index or 0))):

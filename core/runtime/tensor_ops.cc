@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/runtime/device_kernels.h"
 #include "core/runtime/error.h"
@@ -11,6 +12,86 @@ namespace oneflow {
 TensorImplPtr Contiguous(const TensorImplPtr& t) {
   if (t->is_contiguous()) return t;
   auto out = TensorImpl::Empty(t->shape(), t->dtype(), t->device());
+  GetDeviceKernels(t->device().type).copy(*t, *out);
+  return out;
+}
+
+MemoryFormat ToMemoryFormat(int64_t code, const char* op) {
+  OF_CHECK(code >= 0 && code <= 3, RuntimeError, op, "(): unknown memory format (code ", code, ")");
+  return static_cast<MemoryFormat>(code);
+}
+
+namespace {
+
+// The dims from innermost to outermost of a channels_last[_3d] layout.
+const std::vector<int>& ChannelsLastOrder(size_t ndim) {
+  static const std::vector<int> k4 = {1, 3, 2, 0}, k5 = {1, 4, 3, 2, 0}, none;
+  return ndim == 4 ? k4 : ndim == 5 ? k5 : none;
+}
+
+size_t FormatRank(MemoryFormat f) { return f == MemoryFormat::kChannelsLast ? 4 : 5; }
+
+}  // namespace
+
+DimVector MemoryFormatStrides(const DimVector& shape, MemoryFormat format) {
+  if (format == MemoryFormat::kContiguous || format == MemoryFormat::kPreserve) {
+    return ContiguousStrides(shape);
+  }
+  const size_t rank = FormatRank(format);
+  OF_CHECK(shape.size() == rank, RuntimeError, "required rank ", rank, " tensor to use ",
+           rank == 4 ? "channels_last" : "channels_last_3d", " format (got a tensor of size ",
+           ShapeToString(shape), ")");
+  DimVector stride(rank);
+  int64_t acc = 1;
+  for (int d : ChannelsLastOrder(rank)) {
+    stride[d] = acc;
+    acc *= shape[d];
+  }
+  return stride;
+}
+
+bool IsContiguousAs(const DimVector& shape, const DimVector& stride, MemoryFormat format) {
+  if (format == MemoryFormat::kContiguous || format == MemoryFormat::kPreserve) {
+    return IsContiguous(shape, stride);
+  }
+  if (shape.size() != FormatRank(format)) return false;
+  int64_t expected = 1;
+  for (int d : ChannelsLastOrder(shape.size())) {
+    if (shape[d] == 1) continue;
+    if (stride[d] != expected) return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+MemoryFormat SuggestMemoryFormat(const DimVector& shape, const DimVector& stride) {
+  const size_t n = shape.size();
+  if (n != 4 && n != 5) return MemoryFormat::kContiguous;
+  // Walk the dims from channels outwards; each stride must be at least the extent of the
+  // dims inside it. Ties that a contiguous tensor would produce as well (an (N, 1, 1, 1)
+  // tensor, a sliced (N, 1, 1, W)) fall back to contiguous, as in PyTorch.
+  if (stride[1] == 0) return MemoryFormat::kContiguous;
+  int64_t min = 0;
+  for (int d : ChannelsLastOrder(n)) {
+    if (stride[d] == 0 || stride[d] < min) return MemoryFormat::kContiguous;
+    if (d == 0 && min == stride[1]) return MemoryFormat::kContiguous;
+    min = stride[d];
+    if (shape[d] > 1) min *= shape[d];
+  }
+  return n == 4 ? MemoryFormat::kChannelsLast : MemoryFormat::kChannelsLast3d;
+}
+
+TensorImplPtr EmptyAs(const TensorImplPtr& like, MemoryFormat format, DType dtype, Device device) {
+  if (format == MemoryFormat::kPreserve) return EmptyLike(like, dtype, device);
+  return TensorImpl::EmptyStrided(like->shape(), MemoryFormatStrides(like->shape(), format), dtype,
+                                  device);
+}
+
+TensorImplPtr ContiguousAs(const TensorImplPtr& t, MemoryFormat format) {
+  if (IsContiguousAs(t->shape(), t->stride(), format)) return t;
+  OF_CHECK(format != MemoryFormat::kPreserve, RuntimeError,
+           "preserve memory format is unsupported by the contiguous operator");
+  auto out = EmptyAs(t, format, t->dtype(), t->device());
   GetDeviceKernels(t->device().type).copy(*t, *out);
   return out;
 }

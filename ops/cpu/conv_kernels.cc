@@ -22,6 +22,13 @@
 //   backward data     S from (D, W)      plain input grad, transposed forward
 //   backward weights  W from (S, D)      weight grads of both
 // and the bias (on the output's channels) is added or summed alongside.
+//
+// Layouts: when S or D is channels_last (NHWC / NDHWC, see ops/defs/conv.cc
+// for when outputs are), the oneDNN primitive is built for that layout, so
+// channels_last activations and gradients are read and written in place; only
+// the weights are reordered to the primitive's blocked layout. Otherwise it
+// picks its own (blocked) activation layouts and reorders to and from the
+// user's.
 
 #include <algorithm>
 #include <cstring>
@@ -337,7 +344,23 @@ struct OnednnConv {
 // output), whose weights are (out channels, in channels) = (Cs, Cd).
 struct OnednnLayouts {
   DimVector s_dims, s_strides, w_dims, w_strides, d_dims, d_strides;
+  // S or D is channels_last (NHWC / NDHWC): the primitive then computes in that
+  // layout instead of a blocked one of its choice, so channels_last tensors go
+  // in and out without reorders.
+  bool channels_last = false;
 };
+
+// The channels_last format of a tensor of this rank (contiguous: none).
+MemoryFormat ChannelsLastFormat(size_t ndim) {
+  return ndim == 4   ? MemoryFormat::kChannelsLast
+         : ndim == 5 ? MemoryFormat::kChannelsLast3d
+                     : MemoryFormat::kContiguous;
+}
+
+bool IsChannelsLast(const DimVector& dims, const DimVector& strides) {
+  const MemoryFormat f = ChannelsLastFormat(dims.size());
+  return f != MemoryFormat::kContiguous && IsContiguousAs(dims, strides, f);
+}
 
 OnednnLayouts MakeLayouts(const ConvGeometry& g, const TensorImpl& s, const TensorImpl& w,
                           const TensorImpl& d) {
@@ -372,10 +395,20 @@ OnednnLayouts MakeLayouts(const ConvGeometry& g, const TensorImpl& s, const Tens
   }
   l.w_dims.insert(l.w_dims.end(), k_dims.begin(), k_dims.end());
   l.w_strides.insert(l.w_strides.end(), k_strides.begin(), k_strides.end());
-  // (Equal layouts give equal cache keys.)
-  l.s_strides = dn::CanonicalStrides(l.s_dims, l.s_strides);
-  l.d_strides = dn::CanonicalStrides(l.d_dims, l.d_strides);
+  // (Equal layouts give equal cache keys.) A channels_last tensor keeps its
+  // exact NHWC strides, so that it matches the primitive's NHWC layout even
+  // where a dim has size 1.
+  auto canonical = [&](const DimVector& dims, const DimVector& strides) {
+    const MemoryFormat f = ChannelsLastFormat(dims.size());
+    if (f != MemoryFormat::kContiguous && IsContiguousAs(dims, strides, f)) {
+      return MemoryFormatStrides(dims, f);
+    }
+    return dn::CanonicalStrides(dims, strides);
+  };
+  l.s_strides = canonical(l.s_dims, l.s_strides);
+  l.d_strides = canonical(l.d_dims, l.d_strides);
   l.w_strides = dn::CanonicalStrides(l.w_dims, l.w_strides);
+  l.channels_last = IsChannelsLast(l.s_dims, l.s_strides) || IsChannelsLast(l.d_dims, l.d_strides);
   return l;
 }
 
@@ -396,11 +429,16 @@ constexpr int64_t kSmallChannels = 8;
 OnednnConv BuildOnednn(Prop prop, const ConvGeometry& g, memory::data_type dt,
                        const OnednnLayouts& l, bool bias) {
   using tag = memory::format_tag;
-  const memory::desc s_user = dn::UserDesc(l.s_dims, l.s_strides, dt);
-  const memory::desc w_user = dn::UserDesc(l.w_dims, l.w_strides, dt);
-  const memory::desc d_user = dn::UserDesc(l.d_dims, l.d_strides, dt);
-  // Layout requests: oneDNN's choice ('any'), except for thin channel dims.
+  const memory::desc s_user(dn::ToDims(l.s_dims), dt, dn::ToDims(l.s_strides));
+  const memory::desc w_user(dn::ToDims(l.w_dims), dt, dn::ToDims(l.w_strides));
+  const memory::desc d_user(dn::ToDims(l.d_dims), dt, dn::ToDims(l.d_strides));
+  // Layout requests: channels_last when the user's tensors are; else oneDNN's
+  // choice ('any'), except for thin channel dims.
   auto want = [&](const DimVector& dims, int64_t channels) {
+    if (l.channels_last) {
+      return memory::desc(dn::ToDims(dims), dt,
+                          dn::ToDims(MemoryFormatStrides(dims, ChannelsLastFormat(dims.size()))));
+    }
     return channels < kSmallChannels ? dn::UserDesc(dims, ContiguousStrides(dims), dt)
                                      : memory::desc(dn::ToDims(dims), dt, tag::any);
   };
@@ -571,7 +609,7 @@ bool RunOnednn(Prop prop, const ConvGeometry& g, DType dtype, const TensorImplPt
 
 // ---- dispatch -------------------------------------------------------------------
 
-// Computes `prop` into the (contiguous, allocated) output role; `bias` is
+// Computes `prop` into the (allocated, dense) output role; `bias` is
 // added to the output (forward of either kind) or receives the bias gradient
 // (backward weights), or is null.
 void RunConv(Prop prop, const ConvGeometry& g, DType dtype, TensorImplPtr s, TensorImplPtr w,
@@ -584,6 +622,19 @@ void RunConv(Prop prop, const ConvGeometry& g, DType dtype, TensorImplPtr s, Ten
   // Empty: nothing to accumulate (zeros, plus the bias where it is added).
   const bool empty = g.n == 0 || g.cs == 0 || g.cd == 0 || Prod(g.s_sp) == 0 || Prod(g.d_sp) == 0;
   if (out->numel() == 0 && !sums_bias) return;
+  // oneDNN writes any dense layout of the output (channels_last included); the
+  // other paths compute into a contiguous buffer.
+  if (!out->is_contiguous()) {
+    if (!empty && (dtype == DType::kFloat32 || dtype == DType::kBFloat16) &&
+        RunOnednn(prop, g, dtype, s, w, d, adds_bias ? Contiguous(bias) : bias)) {
+      return;
+    }
+    const TensorImplPtr tmp = TensorImpl::Empty(out->shape(), out->dtype(), out->device());
+    RunConv(prop, g, dtype, prop == Prop::kBackwardData ? tmp : s,
+            prop == Prop::kBackwardWeights ? tmp : w, prop == Prop::kForward ? tmp : d, bias);
+    CopyInto(tmp, out);
+    return;
+  }
   if (empty) {
     FillZero(out);
     if (sums_bias) FillZero(bias);
@@ -595,7 +646,7 @@ void RunConv(Prop prop, const ConvGeometry& g, DType dtype, TensorImplPtr s, Ten
     }
     return;
   }
-  // The computed role is the dispatcher's contiguous output; the others are
+  // The computed role is contiguous here; the others are
   // read by their strides, whatever they are (oneDNN's reorders read any
   // strides, zero included, so the expanded gradient of a sum() is never
   // materialized; the native path copies what its products need).

@@ -4,10 +4,12 @@
 // Elementwise loops over strided, broadcast operands, and dtype dispatch over
 // subsets of dtypes. 16-bit floats are computed in float (AccT).
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "core/framework/dispatch.h"
 #include "core/runtime/error.h"
@@ -95,18 +97,53 @@ inline DimVector BroadcastStrides(const TensorImpl& t, const DimVector& shape) {
   return s;
 }
 
+// True when `a` and `b` have the same shape and one dense layout (equal strides
+// on every dim of size > 1: both contiguous, both channels_last, ...), so an
+// element at flat memory offset i of one is at offset i of the other: the pair
+// can be walked as two flat arrays.
+inline bool SameDenseLayout(const TensorImpl& a, const TensorImpl& b) {
+  if (a.shape() != b.shape()) return false;
+  if (a.is_contiguous() && b.is_contiguous()) return true;
+  const DimVector& shape = a.shape();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] != 1 && a.stride()[d] != b.stride()[d]) return false;
+  }
+  return IsNonOverlappingAndDense(shape, a.stride());
+}
+
 // Runs f(out_ptr, in_ptrs...) once per element: out has `shape`; each input is
-// broadcast to it. Pointers are typed.
+// broadcast to it. Pointers are typed. Elements are visited in the memory order
+// of the output (operand 0), so a channels_last output is written sequentially.
 template <size_t N, typename Fn>
 void ForEachStrided(const DimVector& shape, const std::array<char*, N + 1>& base,
                     const std::array<DimVector, N + 1>& strides,
                     const std::array<int64_t, N + 1>& itemsize, Fn&& fn) {
   const int64_t numel = Numel(shape);
   if (numel == 0) return;
+  // The dims outermost first by the output's strides (a stable sort: row-major
+  // order wherever the output does not say otherwise).
+  std::vector<size_t> order(shape.size());
+  for (size_t d = 0; d < order.size(); ++d) order[d] = d;
+  {
+    const DimVector& os = strides[0];
+    bool descending = true;
+    int64_t prev = -1;
+    for (size_t d = 0; d < shape.size() && descending; ++d) {
+      if (shape[d] == 1) continue;
+      descending = prev < 0 || os[d] <= prev;
+      prev = os[d];
+    }
+    if (!descending) {
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+        const int64_t sx = shape[x] == 1 ? 0 : os[x], sy = shape[y] == 1 ? 0 : os[y];
+        return sx > sy;
+      });
+    }
+  }
   // Coalesce: merge dim i into the previous when every operand allows it.
   DimVector sizes;
   std::array<DimVector, N + 1> st;
-  for (size_t d = 0; d < shape.size(); ++d) {
+  for (size_t d : order) {
     if (shape[d] == 1) continue;
     bool merge = !sizes.empty();
     for (size_t k = 0; merge && k <= N; ++k) {
@@ -165,7 +202,7 @@ inline constexpr int64_t kElementwiseGrain = 32768;
 template <typename In, typename Out, typename F>
 void UnaryLoop(const TensorImpl& a, TensorImpl& out, F f) {
   const int64_t n = out.numel();
-  if (a.is_contiguous() && out.is_contiguous() && a.numel() == n) {
+  if (SameDenseLayout(a, out)) {
     const In* pa = reinterpret_cast<const In*>(a.data());
     Out* po = reinterpret_cast<Out*>(out.data());
     ParallelFor(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
@@ -183,11 +220,13 @@ void UnaryLoop(const TensorImpl& a, TensorImpl& out, F f) {
 template <typename In, typename Out, typename F>
 void BinaryLoop(const TensorImpl& a, const TensorImpl& b, TensorImpl& out, F f) {
   const int64_t n = out.numel();
-  if (out.is_contiguous()) {
+  // Flat loops where the operands share the output's dense layout (contiguous,
+  // channels_last, ...) or are one value.
+  if (out.is_contiguous() || IsNonOverlappingAndDense(out.shape(), out.stride())) {
     Out* po = reinterpret_cast<Out*>(out.data());
     const In* pa = reinterpret_cast<const In*>(a.data());
     const In* pb = reinterpret_cast<const In*>(b.data());
-    bool ca = a.is_contiguous() && a.numel() == n, cb = b.is_contiguous() && b.numel() == n;
+    bool ca = SameDenseLayout(a, out), cb = SameDenseLayout(b, out);
     if (ca && cb) {
       ParallelFor(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
@@ -219,6 +258,28 @@ void BinaryLoop(const TensorImpl& a, const TensorImpl& b, TensorImpl& out, F f) 
 template <typename In, typename Out, typename InA = In, typename F>
 void TernaryLoop(const TensorImpl& a, const TensorImpl& b, const TensorImpl& c, TensorImpl& out,
                  F f) {
+  // Flat loops where every operand shares the output's dense layout or is one
+  // value (e.g. where(mask, grad, 0) of relu's gradient).
+  const int64_t n = out.numel();
+  auto step = [&](const TensorImpl& t) -> int64_t {
+    if (SameDenseLayout(t, out)) return 1;
+    return t.numel() == 1 ? 0 : -1;
+  };
+  const int64_t sa = step(a), sb = step(b), sc = step(c);
+  if (sa >= 0 && sb >= 0 && sc >= 0 && IsNonOverlappingAndDense(out.shape(), out.stride())) {
+    const InA* pa = reinterpret_cast<const InA*>(a.data());
+    const In* pb = reinterpret_cast<const In*>(b.data());
+    const In* pc = reinterpret_cast<const In*>(c.data());
+    Out* po = reinterpret_cast<Out*>(out.data());
+    ParallelFor(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        po[i] = static_cast<Out>(f(static_cast<AccT<InA>>(pa[i * sa]),
+                                   static_cast<AccT<In>>(pb[i * sb]),
+                                   static_cast<AccT<In>>(pc[i * sc])));
+      }
+    });
+    return;
+  }
   ForEachStrided<3>(out.shape(), {out.data(), a.data(), b.data(), c.data()},
                     {out.stride(), BroadcastStrides(a, out.shape()),
                      BroadcastStrides(b, out.shape()), BroadcastStrides(c, out.shape())},

@@ -606,7 +606,8 @@ OF_KERNEL("native_group_norm_backward", kCPU, kFloatingDTypes, &NativeGroupNormB
 //
 // The input is [N, C, HxW]; channel c owns the N blocks (n, c) of HxW values.
 // Channel sums run over the blocks in parallel, each chunk summing into its own
-// per-channel partials (double), merged at the end.
+// per-channel partials (double), merged at the end. Channels_last inputs are
+// [N x HxW, C] instead (see RowsAffine below).
 
 struct BnShape {
   int64_t N, C, HW;
@@ -726,6 +727,114 @@ void ChannelAffine(const BnShape& s, const T* x, T* y, const std::vector<double>
               });
 }
 
+// ---- batch_norm on channels_last inputs ---------------------------------------------
+//
+// An NHWC (NDHWC) input is a [rows = N x HxW, C] matrix: the per-channel sums
+// are column sums, vectorized along C, and the normalization a row-wise map.
+
+// True when batch_norm runs on `x` in its channels_last layout: the output
+// (allocated channels_last by the op's Infer) and the input made dense in it.
+bool ChannelsLastBn(const TensorImplPtr& x, const TensorImplPtr& out, TensorImplPtr* dense) {
+  if (out->is_contiguous()) return false;
+  const MemoryFormat f =
+      x->ndim() == 4 ? MemoryFormat::kChannelsLast : MemoryFormat::kChannelsLast3d;
+  if (!IsContiguousAs(out->shape(), out->stride(), f)) return false;
+  *dense = ContiguousAs(x, f);
+  return true;
+}
+
+// Rows summed in A before the sums move to double.
+int64_t RowGroup(int64_t C) { return std::max<int64_t>(1, 4096 / std::max<int64_t>(C, 1)); }
+
+// y[r, c] = (x[r, c] - mean[c]) * scale[c] + shift[c].
+template <typename T>
+void RowsAffine(int64_t rows, int64_t C, const T* x, T* y, const std::vector<double>& mean,
+                const std::vector<double>& scale, const std::vector<double>& shift) {
+  using A = AccT<T>;
+  std::vector<A> m(mean.begin(), mean.end()), a(scale.begin(), scale.end()),
+      k(shift.begin(), shift.end());
+  const A* pm = m.data();
+  const A* pa = a.data();
+  const A* pk = k.data();
+  ParallelFor(rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(C, 1)),
+              [&](int64_t r0, int64_t r1) {
+                for (int64_t r = r0; r < r1; ++r) {
+                  const T* xr = x + r * C;
+                  T* yr = y + r * C;
+#pragma omp simd
+                  for (int64_t ch = 0; ch < C; ++ch) {
+                    yr[ch] = static_cast<T>((static_cast<A>(xr[ch]) - pm[ch]) * pa[ch] + pk[ch]);
+                  }
+                }
+              });
+}
+
+// sg[c] = sum of g[:, c], sgc[c] = sum of g[:, c] * (x[:, c] - mean[c]).
+template <typename T>
+void RowsGradSums(int64_t rows, int64_t C, const T* g, const T* x, const std::vector<double>& mean,
+                  std::vector<double>& sg, std::vector<double>& sgc) {
+  using A = AccT<T>;
+  sg.assign(C, 0.0);
+  sgc.assign(C, 0.0);
+  const std::vector<A> m(mean.begin(), mean.end());
+  const int64_t group = RowGroup(C);
+  const int64_t groups = (rows + group - 1) / group;
+  std::mutex mu;
+  ParallelFor(groups, 1, [&](int64_t g0, int64_t g1) {
+    std::vector<double> p1(C, 0.0), p2(C, 0.0);
+    std::vector<A> s1(C), s2(C);
+    A* q1 = s1.data();
+    A* q2 = s2.data();
+    const A* pm = m.data();
+    for (int64_t gi = g0; gi < g1; ++gi) {
+      std::fill(s1.begin(), s1.end(), A(0));
+      std::fill(s2.begin(), s2.end(), A(0));
+      const int64_t r1 = std::min(rows, (gi + 1) * group);
+      for (int64_t r = gi * group; r < r1; ++r) {
+        const T* gr = g + r * C;
+        const T* xr = x + r * C;
+#pragma omp simd
+        for (int64_t ch = 0; ch < C; ++ch) {
+          const A gv = static_cast<A>(gr[ch]);
+          q1[ch] += gv;
+          q2[ch] += gv * (static_cast<A>(xr[ch]) - pm[ch]);
+        }
+      }
+      for (int64_t ch = 0; ch < C; ++ch) {
+        p1[ch] += q1[ch];
+        p2[ch] += q2[ch];
+      }
+    }
+    Merge(mu, sg, p1);
+    Merge(mu, sgc, p2);
+  });
+}
+
+// dx[r, c] = k2[c] * g[r, c] + k1[c] * x[r, c] + k0[c].
+template <typename T>
+void RowsGradInput(int64_t rows, int64_t C, const T* g, const T* x, T* dx,
+                   const std::vector<double>& k2, const std::vector<double>& k1,
+                   const std::vector<double>& k0) {
+  using A = AccT<T>;
+  std::vector<A> a2(k2.begin(), k2.end()), a1(k1.begin(), k1.end()), a0(k0.begin(), k0.end());
+  const A* p2 = a2.data();
+  const A* p1 = a1.data();
+  const A* p0 = a0.data();
+  ParallelFor(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(C, 1)),
+              [&](int64_t r0, int64_t r1) {
+                for (int64_t r = r0; r < r1; ++r) {
+                  const T* gr = g + r * C;
+                  const T* xr = x + r * C;
+                  T* dr = dx + r * C;
+#pragma omp simd
+                  for (int64_t ch = 0; ch < C; ++ch) {
+                    dr[ch] = static_cast<T>(p2[ch] * static_cast<A>(gr[ch]) +
+                                            p1[ch] * static_cast<A>(xr[ch]) + p0[ch]);
+                  }
+                }
+              });
+}
+
 // Writes (1 - momentum) * running + momentum * batch into `running`.
 void UpdateRunning(const TensorImplPtr& running, const std::vector<double>& batch,
                    double momentum) {
@@ -735,8 +844,12 @@ void UpdateRunning(const TensorImplPtr& running, const std::vector<double>& batc
 }
 
 void NativeBatchNormKernel(OpCall& c) {
-  TensorImplPtr x = Contiguous(c.tensor(0));
+  TensorImplPtr x;
+  const bool nhwc = ChannelsLastBn(c.tensor(0), c.outputs[0], &x);
+  if (!nhwc) x = Contiguous(c.tensor(0));
   const BnShape s = BnShapeOf(x);
+  // Channels_last: [N x HxW, C] rows, which the statistics read like [N, C] with HxW == 1.
+  const BnShape rows{s.N * s.HW, s.C, 1};
   const bool training = c.args[5].to_bool();
   const double momentum = c.args[6].to_double(), eps = c.args[7].to_double();
   DispatchFloating(x->dtype(), "batch_norm", [&](auto tag) {
@@ -744,7 +857,7 @@ void NativeBatchNormKernel(OpCall& c) {
     const T* px = reinterpret_cast<const T*>(x->data());
     std::vector<double> mean, var;  // var: biased
     if (training) {
-      ChannelMoments(s, px, mean, var);
+      ChannelMoments(nhwc ? rows : s, px, mean, var);
     } else {
       mean = ToVector<double>(c.tensor(3));
       var = ToVector<double>(c.tensor(4));
@@ -757,7 +870,17 @@ void NativeBatchNormKernel(OpCall& c) {
       scale[ch] = (c.has(1) ? w[ch] : 1.0) * invstd[ch];
       shift[ch] = c.has(2) ? b[ch] : 0.0;
     }
-    ChannelAffine(s, px, reinterpret_cast<T*>(c.outputs[0]->data()), mean, scale, shift);
+    T* py = reinterpret_cast<T*>(c.outputs[0]->data());
+    if (nhwc) {
+      RowsAffine(rows.N, s.C, px, py, mean, scale, shift);
+    } else if (c.outputs[0]->is_contiguous()) {
+      ChannelAffine(s, px, py, mean, scale, shift);
+    } else {
+      // Another output layout (not produced by the op's Infer): computed aside.
+      TensorImplPtr y = TensorImpl::Empty(x->shape(), x->dtype(), x->device());
+      ChannelAffine(s, px, reinterpret_cast<T*>(y->data()), mean, scale, shift);
+      CopyInto(y, c.outputs[0]);
+    }
     if (!training) return;
     StoreVector(mean, c.outputs[1]);
     StoreVector(invstd, c.outputs[2]);
@@ -777,12 +900,34 @@ OF_KERNEL("native_batch_norm", kCPU, kFloatingDTypes, &NativeBatchNormKernel);
 // evaluation: dx = w * invstd * g (invstd from the running variance);
 // dweight = invstd * sum(g * xc), dbias = sum(g) per channel.
 void NativeBatchNormBackwardKernel(OpCall& c) {
-  TensorImplPtr g = Contiguous(c.tensor(0)), x = Contiguous(c.tensor(1));
+  const DimVector& mask = c.args[9].int_list();
+  TensorImplPtr dx_out = mask[0] ? Wanted(c, 0) : nullptr;
+  // Channels_last when the op's Infer gave dx that layout (or, without dx, when
+  // both inputs already have it): rows of C values.
+  TensorImplPtr x, g;
+  bool nhwc = false;
+  const MemoryFormat cf =
+      c.tensor(1)->ndim() == 4 ? MemoryFormat::kChannelsLast : MemoryFormat::kChannelsLast3d;
+  if (dx_out) {
+    nhwc = ChannelsLastBn(c.tensor(1), dx_out, &x);
+  } else if (c.tensor(1)->ndim() >= 4 && c.tensor(1)->ndim() <= 5) {
+    nhwc = !c.tensor(1)->is_contiguous() &&
+           IsContiguousAs(c.tensor(1)->shape(), c.tensor(1)->stride(), cf);
+    if (nhwc) x = c.tensor(1);
+  }
+  if (nhwc) {
+    g = ContiguousAs(c.tensor(0), cf);
+  } else {
+    g = Contiguous(c.tensor(0));
+    x = Contiguous(c.tensor(1));
+  }
+  TensorImplPtr dx_dense = dx_out;
+  if (dx_out && !nhwc && !dx_out->is_contiguous()) {
+    dx_dense = TensorImpl::Empty(dx_out->shape(), dx_out->dtype(), dx_out->device());
+  }
   const BnShape s = BnShapeOf(x);
   const bool training = c.args[7].to_bool();
   const double eps = c.args[8].to_double();
-  const DimVector& mask = c.args[9].int_list();
-  TensorImplPtr dx_out = mask[0] ? Wanted(c, 0) : nullptr;
   TensorImplPtr dw_out = mask[1] ? Wanted(c, 1) : nullptr;
   TensorImplPtr db_out = mask[2] ? Wanted(c, 2) : nullptr;
   DispatchFloating(x->dtype(), "batch_norm_backward", [&](auto tag) {
@@ -801,7 +946,9 @@ void NativeBatchNormBackwardKernel(OpCall& c) {
     const T* pg = reinterpret_cast<const T*>(g->data());
     const T* px = reinterpret_cast<const T*>(x->data());
     std::vector<double> sg, sgc;
-    if (dw_out || db_out || training) {
+    if (nhwc && (dw_out || db_out || training)) {
+      RowsGradSums(s.N * s.HW, s.C, pg, px, mean, sg, sgc);
+    } else if (dw_out || db_out || training) {
       ChannelSums(s, sg, sgc, [&](int64_t blk, int64_t ch, double* f1, double* f2) {
         const T* gr = pg + blk * s.HW;
         const T* xr = px + blk * s.HW;
@@ -831,23 +978,28 @@ void NativeBatchNormBackwardKernel(OpCall& c) {
           k0[ch] = -k1[ch] * mean[ch] - wi * sg[ch] / n;
         }
       }
-      T* pdx = reinterpret_cast<T*>(dx_out->data());
-      ParallelFor(s.N * s.C, std::max<int64_t>(1, 16384 / std::max<int64_t>(s.HW, 1)),
-                  [&](int64_t b, int64_t e) {
-                    for (int64_t blk = b; blk < e; ++blk) {
-                      const int64_t ch = blk % s.C;
-                      const A a2 = static_cast<A>(k2[ch]), a1 = static_cast<A>(k1[ch]),
-                              a0 = static_cast<A>(k0[ch]);
-                      const T* gr = pg + blk * s.HW;
-                      const T* xr = px + blk * s.HW;
-                      T* dxr = pdx + blk * s.HW;
+      T* pdx = reinterpret_cast<T*>(dx_dense->data());
+      if (nhwc) {
+        RowsGradInput(s.N * s.HW, s.C, pg, px, pdx, k2, k1, k0);
+      } else {
+        ParallelFor(s.N * s.C, std::max<int64_t>(1, 16384 / std::max<int64_t>(s.HW, 1)),
+                    [&](int64_t b, int64_t e) {
+                      for (int64_t blk = b; blk < e; ++blk) {
+                        const int64_t ch = blk % s.C;
+                        const A a2 = static_cast<A>(k2[ch]), a1 = static_cast<A>(k1[ch]),
+                                a0 = static_cast<A>(k0[ch]);
+                        const T* gr = pg + blk * s.HW;
+                        const T* xr = px + blk * s.HW;
+                        T* dxr = pdx + blk * s.HW;
 #pragma omp simd
-                      for (int64_t i = 0; i < s.HW; ++i) {
-                        dxr[i] = static_cast<T>(a2 * static_cast<A>(gr[i]) +
-                                                a1 * static_cast<A>(xr[i]) + a0);
+                        for (int64_t i = 0; i < s.HW; ++i) {
+                          dxr[i] = static_cast<T>(a2 * static_cast<A>(gr[i]) +
+                                                  a1 * static_cast<A>(xr[i]) + a0);
+                        }
                       }
-                    }
-                  });
+                    });
+      }
+      if (dx_dense != dx_out) CopyInto(dx_dense, dx_out);
     }
     if (dw_out) {
       std::vector<double> dw(s.C);

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <vector>
 
+#include "core/runtime/device_kernels.h"
 #include "core/runtime/tensor_ops.h"
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/loops.h"
@@ -37,8 +38,12 @@ void FillLoop(TensorImpl& out, F&& f) {
     for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(f());
     return;
   }
-  ForEachStrided<0>(out.shape(), {out.data()}, {out.stride()}, {static_cast<int64_t>(sizeof(T))},
-                    [&](const std::array<char*, 1>& p) { Store<T>(p[0], f()); });
+  // Strided loops walk the output's memory order; the draws must follow the
+  // logical (row-major) order, so they fill a contiguous buffer first.
+  TensorImplPtr dense = TensorImpl::Empty(out.shape(), out.dtype(), out.device());
+  T* p = reinterpret_cast<T*>(dense->data());
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(f());
+  GetDeviceKernels(out.device().type).copy(*dense, out);
 }
 
 // The next representable value towards -inf.

@@ -77,7 +77,8 @@ void InferActivation(OpCall& call) {
              "gelu(): approximate argument must be either none or tanh, got '", a, "'");
   }
   call.compute_dtype = x->dtype();
-  call.out_meta = {{x->shape(), x->dtype()}};
+  // Laid out like the input (a channels_last input gives a channels_last output).
+  call.out_meta = {{x->shape(), x->dtype(), ElementwiseOutputStrides({x.get()}, x->shape())}};
 }
 
 TensorList ActivationGrad(BackwardCtx& c) {

@@ -186,6 +186,26 @@ ConvParams ConvolutionParams(const std::vector<Value>& args, int at) {
 
 TensorImplPtr OptionalTensor(const Value& v) { return v.is_none() ? nullptr : v.tensor(); }
 
+// The memory format of a convolution's result (and of its gradients) with
+// these operands: channels_last (channels_last_3d) when either suggests it, as
+// in PyTorch's oneDNN path; else contiguous.
+MemoryFormat ConvFormat(const TensorImpl& a, const TensorImpl& b) {
+  for (const TensorImpl* t : {&a, &b}) {
+    const MemoryFormat f = SuggestMemoryFormat(t->shape(), t->stride());
+    if (f != MemoryFormat::kContiguous && t->ndim() == a.ndim()) return f;
+  }
+  return MemoryFormat::kContiguous;
+}
+
+// Strides of an output of `shape` in format `f` (empty: contiguous).
+DimVector FormatStrides(const DimVector& shape, MemoryFormat f) {
+  if (f == MemoryFormat::kContiguous ||
+      shape.size() != (f == MemoryFormat::kChannelsLast ? 4u : 5u)) {
+    return {};
+  }
+  return MemoryFormatStrides(shape, f);
+}
+
 void InferConvolution(OpCall& call) {
   ConvParams p = ConvolutionParams(call.args, 3);
   const TensorImplPtr& input = call.tensor(0);
@@ -197,7 +217,8 @@ void InferConvolution(OpCall& call) {
   call.args[5] = p.dilation;
   if (p.transposed) call.args[7] = p.output_padding;
   call.compute_dtype = input->dtype();
-  call.out_meta = {{std::move(shape), input->dtype()}};
+  DimVector stride = FormatStrides(shape, ConvFormat(*input, *call.tensor(1)));
+  call.out_meta = {{std::move(shape), input->dtype(), std::move(stride)}};
 }
 
 // Gradient-op arguments: the geometry as lists, transposed, groups.
@@ -266,6 +287,12 @@ TensorList ConvolutionGrad(BackwardCtx& c) {
   const bool want_bias = has_bias && c.needs_grad[2];
   if (c.needs_grad[1]) {
     std::tie(gw, gb) = CallWeightBackward(g, x, w->shape(), p, want_bias);
+    // The weight's gradient in the weight's own layout (it comes in the
+    // activations' layout).
+    const MemoryFormat wf = SuggestMemoryFormat(w->shape(), w->stride());
+    if (!IsContiguousAs(gw->shape(), gw->stride(), wf)) {
+      gw = Call("contiguous", {gw, static_cast<int64_t>(wf)});
+    }
   } else if (want_bias) {
     gb = BiasGrad(g);
   }
@@ -313,7 +340,9 @@ OF_OP(
     .Infer([](OpCall& call) {
       PrepareGradOp(call, "convolution_input_backward");
       call.compute_dtype = call.tensor(0)->dtype();
-      call.out_meta = {{call.args[2].int_list(), call.compute_dtype}};
+      const DimVector& size = call.args[2].int_list();
+      call.out_meta = {{size, call.compute_dtype,
+                        FormatStrides(size, ConvFormat(*call.tensor(0), *call.tensor(1)))}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
       // gx = B_x^T(gy; w): linear in gy (gradient B(ggx, w)) and in w.
@@ -335,8 +364,9 @@ OF_OP(
       const bool transposed = call.args[6].to_bool();
       const int64_t out_channels = transposed ? ws[1] * call.args[7].to_int() : ws[0];
       call.compute_dtype = call.tensor(0)->dtype();
-      call.out_meta = {{ws, call.compute_dtype},
-                       {{call.args[8].to_bool() ? out_channels : 0}, call.compute_dtype}};
+      call.out_meta = {
+          {ws, call.compute_dtype, FormatStrides(ws, ConvFormat(*call.tensor(0), *call.tensor(1)))},
+          {{call.args[8].to_bool() ? out_channels : 0}, call.compute_dtype}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
       // (gw, gb) = (B_w^T(gy; x), sum(gy)): linear in gy (gradient B(x, ggw) +

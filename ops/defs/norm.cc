@@ -367,6 +367,13 @@ void CheckChannelParam(const OpCall& call, int arg, int64_t c, const char* what,
            ShapeToString(call.tensor(0)->shape()), ")");
 }
 
+// The strides of a batch_norm result laid out like `x`: channels_last when x
+// suggests it (as PyTorch), else contiguous (empty).
+DimVector BnOutputStrides(const TensorImplPtr& x) {
+  const MemoryFormat f = SuggestMemoryFormat(x->shape(), x->stride());
+  return f == MemoryFormat::kContiguous ? DimVector{} : MemoryFormatStrides(x->shape(), f);
+}
+
 void InferNativeBatchNorm(OpCall& call) {
   const TensorImplPtr& x = call.tensor(0);
   RequireFloating(x, "batch_norm");
@@ -391,7 +398,7 @@ void InferNativeBatchNorm(OpCall& call) {
   const DType sd = ParamDType(call, x, {1, 2, 3, 4}, "batch_norm");
   const DimVector stat = training ? DimVector{c} : DimVector{0};
   call.compute_dtype = x->dtype();
-  call.out_meta = {{x->shape(), x->dtype()}, {stat, sd}, {stat, sd}};
+  call.out_meta = {{x->shape(), x->dtype(), BnOutputStrides(x)}, {stat, sd}, {stat, sd}};
 }
 
 TensorList NativeBatchNormGrad(BackwardCtx& c) {
@@ -456,7 +463,8 @@ OF_OP(
         }
       }
       call.compute_dtype = x->dtype();
-      call.out_meta = {{mask[0] ? x->shape() : DimVector{0}, x->dtype()},
+      call.out_meta = {{mask[0] ? x->shape() : DimVector{0}, x->dtype(),
+                        mask[0] ? BnOutputStrides(x) : DimVector{}},
                        {mask[1] ? DimVector{c} : DimVector{0}, pd},
                        {mask[2] ? DimVector{c} : DimVector{0}, pd}};
     })

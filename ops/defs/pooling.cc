@@ -130,6 +130,15 @@ int64_t SpatialDimsOf(const std::string& name) {
 int64_t SpatialDims(const OpCall& call) { return SpatialDimsOf(call.name()); }
 int64_t SpatialDims(const BackwardCtx& c) { return SpatialDimsOf(c.op->schema().name); }
 
+// The strides of a pooling result (or input gradient) of `shape` laid out like
+// `like` over `n` spatial dims: channels_last when `like` is a batched 2-d
+// (3-d) input that suggests it, as in PyTorch; else contiguous (empty).
+DimVector PoolStrides(const TensorImplPtr& like, const DimVector& shape, int64_t n) {
+  if (n < 2 || like->ndim() != n + 2 || static_cast<int64_t>(shape.size()) != n + 2) return {};
+  const MemoryFormat f = SuggestMemoryFormat(like->shape(), like->stride());
+  return f == MemoryFormat::kContiguous ? DimVector{} : MemoryFormatStrides(shape, f);
+}
+
 void CheckPoolDType(const TensorImplPtr& x, const std::string& op) {
   OF_CHECK(x->dtype() != DType::kBool, NotImplementedError, "\"", op,
            "\" not implemented for 'Bool'");
@@ -153,7 +162,8 @@ void InferMaxPool(OpCall& call) {
   call.args[3] = w.padding;
   call.args[4] = w.dilation;
   call.compute_dtype = x->dtype();
-  call.out_meta = {{shape, x->dtype()}, {shape, DType::kInt64}};
+  DimVector stride = PoolStrides(x, shape, n);
+  call.out_meta = {{shape, x->dtype(), stride}, {shape, DType::kInt64, stride}};
 }
 
 // The trailing `n` sizes of `shape`.
@@ -224,7 +234,7 @@ OF_OP(
       DimVector shape(g->shape().begin(), g->shape().end() - sp.size());
       shape.insert(shape.end(), sp.begin(), sp.end());
       call.compute_dtype = g->dtype();
-      call.out_meta = {{shape, g->dtype()}};
+      call.out_meta = {{shape, g->dtype(), PoolStrides(g, shape, static_cast<int64_t>(sp.size()))}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
       // Linear in grad_output: its gradient gathers at the indices.
@@ -255,7 +265,8 @@ void InferAvgPool(OpCall& call) {
   call.args[2] = w.stride;
   call.args[3] = w.padding;
   call.compute_dtype = x->dtype();
-  call.out_meta = {{shape, x->dtype()}};
+  DimVector stride = PoolStrides(x, shape, n);
+  call.out_meta = {{shape, x->dtype(), std::move(stride)}};
 }
 
 TensorList AvgPoolGrad(BackwardCtx& c) {
@@ -306,8 +317,9 @@ OF_OP(
       call.args[2] = std::move(kernel);
       call.args[3] = std::move(stride);
       call.compute_dtype = call.tensor(0)->dtype();
-      call.out_meta = {
-          {GradInputShape(call.tensor(0), call.args[1].int_list()), call.compute_dtype}};
+      DimVector shape = GradInputShape(call.tensor(0), call.args[1].int_list());
+      DimVector layout = PoolStrides(call.tensor(0), shape, n);
+      call.out_meta = {{std::move(shape), call.compute_dtype, std::move(layout)}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
       if (!c.needs_grad[0]) return {nullptr};
@@ -349,15 +361,19 @@ DimVector AdaptiveOutputShape(const OpCall& call, int64_t n) {
 }
 
 void InferAdaptiveAvg(OpCall& call) {
-  DimVector shape = AdaptiveOutputShape(call, SpatialDims(call));
+  const int64_t n = SpatialDims(call);
+  DimVector shape = AdaptiveOutputShape(call, n);
   call.compute_dtype = call.tensor(0)->dtype();
-  call.out_meta = {{shape, call.compute_dtype}};
+  DimVector stride = PoolStrides(call.tensor(0), shape, n);
+  call.out_meta = {{shape, call.compute_dtype, std::move(stride)}};
 }
 
 void InferAdaptiveMax(OpCall& call) {
-  DimVector shape = AdaptiveOutputShape(call, SpatialDims(call));
+  const int64_t n = SpatialDims(call);
+  DimVector shape = AdaptiveOutputShape(call, n);
   call.compute_dtype = call.tensor(0)->dtype();
-  call.out_meta = {{shape, call.compute_dtype}, {shape, DType::kInt64}};
+  DimVector stride = PoolStrides(call.tensor(0), shape, n);
+  call.out_meta = {{shape, call.compute_dtype, stride}, {shape, DType::kInt64, stride}};
 }
 
 TensorList AdaptiveAvgGrad(BackwardCtx& c) {
@@ -380,8 +396,10 @@ OF_OP("adaptive_avg_pool3d(Tensor input, int[3] output_size) -> Tensor")
 OF_OP("adaptive_avg_pool_backward(Tensor grad_output, int[] input_size) -> Tensor")
     .Infer([](OpCall& call) {
       call.compute_dtype = call.tensor(0)->dtype();
-      call.out_meta = {
-          {GradInputShape(call.tensor(0), call.args[1].int_list()), call.compute_dtype}};
+      DimVector shape = GradInputShape(call.tensor(0), call.args[1].int_list());
+      DimVector stride =
+          PoolStrides(call.tensor(0), shape, static_cast<int64_t>(call.args[1].int_list().size()));
+      call.out_meta = {{std::move(shape), call.compute_dtype, std::move(stride)}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
       if (!c.needs_grad[0]) return {nullptr};

@@ -16,7 +16,9 @@ void InferWhere(OpCall& call) {
   shape = BroadcastShapes(shape, call.tensor(2)->shape(), "where");
   DType d = ResultType({&call.args[1], &call.args[2]});
   call.compute_dtype = d;
-  call.out_meta = {{shape, d}};
+  DimVector stride = ElementwiseOutputStrides(
+      {call.tensor(0).get(), call.tensor(1).get(), call.tensor(2).get()}, shape);
+  call.out_meta = {{shape, d, std::move(stride)}};
   for (int i = 1; i <= 2; ++i) {
     if (call.tensor(i)->dtype() != d) {
       call.args[i] = Value(ToDType(call.tensor(i), d, false), call.args[i].is_wrapped_number());
@@ -65,7 +67,11 @@ void InferClamp(OpCall& call) {
            "\" not implemented for 'Bool'");
   call.compute_dtype = d;
   call.cast_inputs = true;
-  call.out_meta = {{shape, d}};
+  std::vector<const TensorImpl*> tensors = {call.tensor(0).get()};
+  for (int k = 1; k <= 2; ++k) {
+    if (call.has(k) && call.args[k].is_tensor()) tensors.push_back(call.tensor(k).get());
+  }
+  call.out_meta = {{shape, d, ElementwiseOutputStrides(tensors, shape)}};
 }
 
 // The gradient passes to self where min <= self <= max (both bounds included,

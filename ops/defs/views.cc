@@ -128,12 +128,29 @@ OF_ANY_DEVICE_KERNEL("select_backward", &SelectBackwardKernel);
 
 #define OF_IDENTITY_GRAD [](BackwardCtx& c) -> TensorList { return {c.grad()}; }
 
-void ContiguousKernel(OpCall& c) { c.outputs = {Contiguous(c.tensor(0))}; }
-OF_OP("contiguous(Tensor(a) self) -> Tensor(a)").Infer(InferView).Backward(OF_IDENTITY_GRAD);
+// memory_format: the code of a oneflow.memory_format (see MemoryFormat); the
+// Python objects pass as ints.
+void ContiguousKernel(OpCall& c) {
+  c.outputs = {ContiguousAs(c.tensor(0), ToMemoryFormat(c.args[1].to_int(), "contiguous"))};
+}
+OF_OP("contiguous(Tensor(a) self, *, int memory_format=0) -> Tensor(a)")
+    .Infer(InferView)
+    .Backward(OF_IDENTITY_GRAD);
 OF_ANY_DEVICE_KERNEL("contiguous", &ContiguousKernel);
 
-void CloneKernel(OpCall& c) { c.outputs = {Clone(c.tensor(0))}; }
-OF_OP("clone(Tensor self) -> Tensor").Infer(InferView).Backward(OF_IDENTITY_GRAD);
+void CloneKernel(OpCall& c) {
+  const TensorImplPtr& t = c.tensor(0);
+  if (c.args[1].is_none()) {
+    c.outputs = {Clone(t)};
+    return;
+  }
+  auto out = EmptyAs(t, ToMemoryFormat(c.args[1].to_int(), "clone"), t->dtype(), t->device());
+  GetDeviceKernels(t->device().type).copy(*t, *out);
+  c.outputs = {out};
+}
+OF_OP("clone(Tensor self, *, int? memory_format=None) -> Tensor")
+    .Infer(InferView)
+    .Backward(OF_IDENTITY_GRAD);
 OF_ANY_DEVICE_KERNEL("clone", &CloneKernel);
 
 // The gradient comes back in the input's dtype (OpNode casts it).

@@ -96,6 +96,12 @@ CONVT1D_SHAPES = [((2, 4, 7), (4, 3, 3), (3,)), ((4, 7), (4, 3, 3), (3,)), ((2, 
 CONVT3D_SHAPES = [((2, 4, 3, 4, 3), (4, 3, 3, 3, 3), (3,)), ((4, 3, 4, 3), (4, 2, 2, 3, 2)),
                   ((1, 16, 3, 3, 3), (16, 16, 3, 3, 3), (16,))]
 
+
+def cl(m, t):
+    """`t` in channels_last (NHWC) memory format."""
+    return t.contiguous(memory_format=m.channels_last)
+
+
 CASES = [
     # ---- conv2d
     OpCase(ops=("conv2d", "convolution"), fn=conv("conv2d"), shapes=CONV2D_SHAPES, **TOL),
@@ -206,6 +212,24 @@ CASES = [
     OpCase(ops=("convolution",), name="convolution_transposed_op",
            fn=lambda m, x, w, b: m.convolution(x, w, b, [2], [1], [1], True, [1], 1),
            shapes=[((2, 4, 7), (4, 3, 3), (3,)), ((2, 4, 7, 6), (4, 3, 3, 3), (3,))], **TOL),
+    # ---- channels_last (NHWC) inputs and weights: oneDNN computes in that layout
+    OpCase(ops=("conv2d",), name="conv2d_channels_last", fn=lambda m, x, w, b: F(m).conv2d(cl(m, x), w, b, padding=1),
+           shapes=[((2, 16, 9, 9), (24, 16, 3, 3), (24,)), ((2, 3, 10, 10), (16, 3, 7, 7), (16,)),
+                   ((1, 8, 5, 5), (8, 8, 1, 1), (8,))], **TOL),
+    OpCase(ops=("conv2d",), name="conv2d_channels_last_both",
+           fn=lambda m, x, w: F(m).conv2d(cl(m, x), cl(m, w), stride=2, padding=1),
+           shapes=[((2, 16, 9, 9), (24, 16, 3, 3)), ((2, 32, 8, 8), (64, 32, 1, 1))], **TOL),
+    OpCase(ops=("conv2d",), name="conv2d_channels_last_weight", fn=lambda m, x, w: F(m).conv2d(x, cl(m, w)),
+           shapes=[((2, 16, 6, 6), (24, 16, 3, 3))], **TOL),
+    OpCase(ops=("conv2d",), name="conv2d_channels_last_groups",
+           fn=lambda m, x, w: F(m).conv2d(cl(m, x), w, padding=1, groups=4),
+           shapes=[((2, 16, 6, 6), (16, 4, 3, 3))], **TOL),
+    OpCase(ops=("conv3d",), name="conv3d_channels_last_3d",
+           fn=lambda m, x, w: F(m).conv3d(x.contiguous(memory_format=m.channels_last_3d), w, padding=1),
+           shapes=[((2, 8, 4, 5, 5), (8, 8, 3, 3, 3))], **TOL),
+    OpCase(ops=("conv_transpose2d",), name="conv_transpose2d_channels_last",
+           fn=lambda m, x, w: F(m).conv_transpose2d(cl(m, x), w, stride=2),
+           shapes=[((2, 16, 5, 5), (16, 8, 3, 3))], **TOL),
 ]
 
 

@@ -212,6 +212,17 @@ CASES = [
     OpCase(ops=("instance_norm",), name="instance_norm_eval", fn=_in_eval, shapes=IN_SHAPES, no_grad_inputs=(3,)),
     OpCase(ops=("instance_norm",), name="instance_norm_half", fn=lambda m, x: F(m).instance_norm(x),
            shapes=[((2, 3, 5),)], dtypes=("float16", "bfloat16"), **HALF_TOL),
+    # ---- batch_norm on channels_last (NHWC) inputs: per-channel column reductions
+    OpCase(ops=("batch_norm",), name="batch_norm_channels_last",
+           fn=lambda m, x, w, b, r: _bn_train(m, x.contiguous(memory_format=m.channels_last), w, b, r),
+           shapes=[((2, 16, 5, 5), (16,), (16,), (16,)), ((3, 3, 4, 4), (3,), (3,), (3,)),
+                   ((4, 24, 1, 1), (24,), (24,), (24,))], no_grad_inputs=(3,)),
+    OpCase(ops=("batch_norm",), name="batch_norm_channels_last_eval",
+           fn=lambda m, x, w, b, r: _bn_eval(m, x.contiguous(memory_format=m.channels_last), w, b, r),
+           shapes=[((2, 16, 5, 5), (16,), (16,), (16,))], no_grad_inputs=(3,)),
+    OpCase(ops=("batch_norm",), name="batch_norm_channels_last_3d",
+           fn=lambda m, x, w, b, r: _bn_train(m, x.contiguous(memory_format=m.channels_last_3d), w, b, r),
+           shapes=[((2, 8, 3, 3, 3), (8,), (8,), (8,))], no_grad_inputs=(3,)),
 ]
 
 

@@ -25,6 +25,14 @@ SHAPES_2D = [((2, 3, 9, 9),), ((3, 8, 7),), ((0, 3, 9, 9),), ((1, 1, 4, 6),), ((
 SHAPES_1D = [((2, 3, 11),), ((3, 8),), ((0, 3, 11),), ((2, 16, 20),)]
 SHAPES_3D = [((2, 3, 6, 7, 5),), ((3, 5, 6, 4),), ((0, 2, 5, 5, 5),), ((1, 16, 6, 6, 6),)]
 
+CL_SHAPES = [((2, 3, 9, 9),), ((1, 16, 7, 8),), ((2, 32, 12, 12),)]
+
+
+def cl(m, t):
+    """`t` in channels_last (NHWC) memory format."""
+    return t.contiguous(memory_format=m.channels_last)
+
+
 CASES = [
     # ---- max pooling
     OpCase(ops=("max_pool2d", "max_pool2d_with_indices"), fn=pool("max_pool2d", 3, 2, 1), shapes=SHAPES_2D),
@@ -118,6 +126,19 @@ CASES = [
     OpCase(ops=("max_unpool3d",), name="max_unpool3d_half",
            fn=lambda m, x: F(m).max_unpool3d(*F(m).max_pool3d(x, 2, return_indices=True), 2),
            shapes=SHAPES_3D[3:], dtypes=("float16", "bfloat16", "int64")),
+    # ---- channels_last (NHWC) inputs: pooled per channel vector, outputs stay channels_last
+    OpCase(ops=("max_pool2d", "max_pool2d_with_indices"), name="max_pool2d_channels_last",
+           fn=lambda m, x: F(m).max_pool2d(cl(m, x), 3, 2, 1, return_indices=True), shapes=CL_SHAPES),
+    OpCase(ops=("max_pool2d",), name="max_pool2d_channels_last_dilated",
+           fn=lambda m, x: F(m).max_pool2d(cl(m, x), 2, 1, 1, 2, ceil_mode=True), shapes=CL_SHAPES),
+    OpCase(ops=("avg_pool2d",), name="avg_pool2d_channels_last", fn=lambda m, x: F(m).avg_pool2d(cl(m, x), 3, 2, 1),
+           shapes=CL_SHAPES),
+    OpCase(ops=("adaptive_avg_pool2d",), name="adaptive_avg_pool2d_channels_last",
+           fn=lambda m, x: F(m).adaptive_avg_pool2d(cl(m, x), 1), shapes=CL_SHAPES),
+    OpCase(ops=("adaptive_avg_pool2d",), name="adaptive_avg_pool2d_channels_last_windows",
+           fn=lambda m, x: F(m).adaptive_avg_pool2d(cl(m, x), (4, 3)), shapes=CL_SHAPES),
+    OpCase(ops=("adaptive_max_pool2d",), name="adaptive_max_pool2d_channels_last",
+           fn=lambda m, x: F(m).adaptive_max_pool2d(cl(m, x), (4, 3), return_indices=True), shapes=CL_SHAPES),
 ]
 
 

@@ -63,10 +63,11 @@ class Case:
     bf16: bool = False  # under autocast("cpu", bfloat16)
 
 
-def _images(batch: int, size: int) -> Callable[[], tuple]:
+def _images(batch: int, size: int, labels: bool) -> Callable[[], tuple]:
     def make():
         rng = np.random.default_rng(0)
-        return rng.standard_normal((batch, 3, size, size), dtype=np.float32), rng.integers(0, 1000, batch)
+        images = rng.standard_normal((batch, 3, size, size), dtype=np.float32)
+        return (images, rng.integers(0, 1000, batch)) if labels else (images,)
     return make
 
 
@@ -200,12 +201,12 @@ def build_cases(args) -> dict[str, Case]:
         suffix, label = ("_cl", " (channels_last)") if cl else ("", "")
         cases["resnet50_infer" + suffix] = Case(
             "ResNet-50 inference" + label, "img/s", b, flowvision.models.resnet50,
-            lambda: resnet50_reference(torch), _images(b, size), "infer", cl)
+            lambda: resnet50_reference(torch), _images(b, size, False), "infer", cl)
         cases["resnet50_train" + suffix] = Case(
             "ResNet-50 SGD training step" + label, "img/s", b, flowvision.models.resnet50,
-            lambda: resnet50_reference(torch), _images(b, size), "sgd", cl)
+            lambda: resnet50_reference(torch), _images(b, size, True), "sgd", cl)
     cases["vit_b16_infer"] = Case("ViT-B/16 inference", "img/s", b, flowvision.models.vit_base_patch16_224,
-                                  lambda: vit_b16_reference(torch), _images(b, 224), "infer")
+                                  lambda: vit_b16_reference(torch), _images(b, 224, False), "infer")
     return cases
 
 

@@ -666,12 +666,17 @@ class Module:
         """Moves and/or casts the parameters and buffers, in place.
 
         ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` (its device and
-        dtype) or keywords ``device=``, ``dtype=``, ``non_blocking=``. A dtype applies to the
-        floating point parameters and buffers only, and must itself be floating point.
+        dtype) or keywords ``device=``, ``dtype=``, ``non_blocking=``, ``memory_format=``. A dtype
+        applies to the floating point parameters and buffers only, and must itself be floating
+        point. A memory format (e.g. ``oneflow.channels_last``) applies to the 4-D and 5-D ones,
+        as in PyTorch.
         """
         kwargs = dict(kwargs)
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
+        if memory_format is not None and not isinstance(memory_format, oneflow.memory_format):
+            raise TypeError(f"to(): argument 'memory_format' must be oneflow.memory_format, not "
+                            f"{type(memory_format).__name__}")
         device = kwargs.pop("device", None)
         dtype = kwargs.pop("dtype", None)
         tensor = kwargs.pop("tensor", None)
@@ -697,6 +702,8 @@ class Module:
 
         def convert(t):
             target = dtype if dtype is not None and t.is_floating_point() else None
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(device=device, dtype=target, memory_format=memory_format)
             if device is None and target is None:
                 return t
             if device is None:
