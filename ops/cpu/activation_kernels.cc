@@ -26,6 +26,10 @@
 #include <string>
 #include <type_traits>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
@@ -443,95 +447,11 @@ OF_INLINE A K(double c) {
 
 // ---- float vector math ------------------------------------------------------
 //
-// Accuracy: a few ulp of float over the ranges the activations use; each
-// function maps NaN to NaN.
+// VExp (vec_exp.inc) and VExpm1, VLog1p, VTanh, VAbs, VSigmoid and the loop
+// MapV (vec_math.inc), shared with elementwise_kernels.cc.
 
-constexpr float kLn2Hi = 0.693359375f;  // ln 2 split so that n * kLn2Hi is exact
-constexpr float kLn2Lo = -2.12194440e-4f;
-
-#include "ops/cpu/vec_exp.inc"  // NOLINT(build/include): VExp
-
-// exp(x) - 1 without cancellation near 0: Taylor to degree 8 for |x| < 0.5.
-template <class V>
-OF_INLINE V VExpm1(const V& x) {
-  V p = x * (1.f / 40320) + 1.f / 5040;
-  p = p * x + 1.f / 720;
-  p = p * x + 1.f / 120;
-  p = p * x + 1.f / 24;
-  p = p * x + 1.f / 6;
-  p = p * x + 0.5f;
-  p = p * x * x + x;
-  V big = VExp(x) - 1.f;
-  V ax = x < 0.f ? -x : x;
-  return ax < 0.5f ? p : big;
-}
-
-// log(x) for x >= 0: x = m 2^e with m in [sqrt(1/2), sqrt(2)), and
-// log(m) = 2 atanh(s), s = (m - 1) / (m + 1), by its odd series to s^9.
-template <class V>
-OF_INLINE V VLog(const V& x) {
-  using I = typename IntVecOf<V>::type;
-  // Subnormals: scale into the normal range first.
-  const float kMinNormal = 1.17549435e-38f;
-  V xs = x < kMinNormal ? x * 8388608.f : x;
-  I bits = (I)xs;
-  I e = ((bits >> 23) & 0xff) - 127;
-  e = x < kMinNormal ? e - 23 : e;
-  V m = (V)((bits & 0x7fffff) | 0x3f800000);
-  I big = m > 1.41421356f;
-  m = big ? m * 0.5f : m;
-  e = e - big;  // big is -1 where true
-  V s = (m - 1.f) / (m + 1.f);
-  V s2 = s * s;
-  V q = s2 * (1.f / 9) + 1.f / 7;
-  q = q * s2 + 1.f / 5;
-  q = q * s2 + 1.f / 3;
-  q = q * s2 + 1.f;
-  V ef = __builtin_convertvector(e, V);
-  V y = ef * kLn2Hi + (2.f * s * q + ef * kLn2Lo);
-  y = x == 0.f ? K<V>(-INFINITY) : y;
-  y = x == INFINITY ? x : y;
-  return x < 0.f ? K<V>(NAN) : y;
-}
-
-// log(1 + u) for u >= 0, exact to rounding for tiny u: log(w) u / (w - 1) with
-// w = 1 + u corrects the rounding of w.
-template <class V>
-OF_INLINE V VLog1p(const V& u) {
-  V w = u + 1.f;
-  V d = w - 1.f;
-  V y = VLog(w) * (u / d);
-  y = d == 0.f ? u : y;
-  return u == INFINITY ? u : y;
-}
-
-template <class V>
-OF_INLINE V VAbs(const V& x) {
-  using I = typename IntVecOf<V>::type;
-  return (V)((I)x & 0x7fffffff);
-}
-
-// tanh: an odd Taylor polynomial below |x| = 0.25, else (1 - e) / (1 + e)
-// with e = exp(-2|x|), sign restored.
-template <class V>
-OF_INLINE V VTanh(const V& x) {
-  using I = typename IntVecOf<V>::type;
-  V x2 = x * x;
-  V p = x2 * (62.f / 2835) - 17.f / 315;
-  p = p * x2 + 2.f / 15;
-  p = p * x2 - 1.f / 3;
-  p = p * x2 * x + x;
-  V a = VAbs(x);
-  V e = VExp(a * -2.f);
-  V t = (1.f - e) / (1.f + e);
-  t = (V)((I)t | ((I)x & (int32_t)0x80000000));
-  return a < 0.25f ? p : t;
-}
-
-template <class V>
-OF_INLINE V VSigmoid(const V& x) {
-  return 1.f / (1.f + VExp(-x));
-}
+#include "ops/cpu/vec_exp.inc"   // NOLINT(build/include)
+#include "ops/cpu/vec_math.inc"  // NOLINT(build/include)
 
 // The standard normal CDF, 0.5 erfc(-x / sqrt 2), with erfc from the
 // Chebyshev fit of Numerical Recipes (fractional error below 1.2e-7), which
@@ -887,32 +807,7 @@ struct Threshold {
   }
 };
 
-OF_INLINE V LoadV(const float* p) {
-  V v;
-  std::memcpy(&v, p, sizeof(V));
-  return v;
-}
-OF_INLINE V LoadTail(const float* p, int64_t m) {
-  V v = {};
-  std::memcpy(&v, p, m * sizeof(float));
-  return v;
-}
-
 // ---- loops ------------------------------------------------------------------
-
-template <class F, class... P>
-OF_INLINE void MapV(const F& f, int64_t n, float* out, const P*... in) {
-  constexpr int64_t kW = sizeof(V) / sizeof(float);
-  int64_t i = 0;
-  for (; i + kW <= n; i += kW) {
-    V r = f(LoadV(in + i)...);
-    std::memcpy(out + i, &r, sizeof(V));
-  }
-  if (i < n) {
-    V r = f(LoadTail(in + i, n - i)...);
-    std::memcpy(out + i, &r, (n - i) * sizeof(float));
-  }
-}
 
 // Calls fn(formula) for `kind`.
 template <class Fn>
@@ -959,23 +854,24 @@ void Map(Kind kind, Mode mode, const Params& p, int64_t n, float* out, const flo
   WithFormula(kind, p, [&](const auto& op) {
     switch (mode) {
       case Mode::kFwd:
-        return MapV([&op](const V& x) OF_INLINE_LAMBDA { return op.Fwd(x); }, n, out, a);
+        return MapV<V>([&op](const V& x) OF_INLINE_LAMBDA { return op.Fwd(x); }, n, out, a);
       case Mode::kBwd:
-        return MapV([&op](const V& g, const V& x) OF_INLINE_LAMBDA { return op.Bwd(g, x); }, n, out,
-                    a, b);
+        return MapV<V>([&op](const V& g, const V& x) OF_INLINE_LAMBDA { return op.Bwd(g, x); }, n,
+                       out, a, b);
       case Mode::kSecond:
-        return MapV([&op](const V& g, const V& x) OF_INLINE_LAMBDA { return op.Second(g, x); }, n,
-                    out, a, b);
+        return MapV<V>([&op](const V& g, const V& x) OF_INLINE_LAMBDA { return op.Second(g, x); },
+                       n, out, a, b);
     }
   });
 }
 
 void MapGlu(int64_t n, float* out, const float* a, const float* b) {
-  MapV([](const V& u, const V& v) OF_INLINE_LAMBDA { return u * VSigmoid(v); }, n, out, a, b);
+  MapV<V>([](const V& u, const V& v) OF_INLINE_LAMBDA { return u * VSigmoid(v); }, n, out, a, b);
 }
 
 void MapPrelu(int64_t n, float* out, const float* x, const float* w) {
-  MapV([](const V& v, const V& wv) OF_INLINE_LAMBDA { return v > 0.f ? v : v * wv; }, n, out, x, w);
+  MapV<V>([](const V& v, const V& wv) OF_INLINE_LAMBDA { return v > 0.f ? v : v * wv; }, n, out, x,
+          w);
 }
 
 #ifdef OF_ACTIVATION_WITH_DOUBLE

@@ -1,18 +1,144 @@
 // CPU kernels of the elementwise ops declared in ops/defs/elementwise.cc.
+//
+// Most ops are scalar expressions run by the loops of loops.h. The float32
+// transcendentals (exp, expm1, log, log1p, tanh, sigmoid, sqrt, rsqrt) run
+// instead on GCC float vectors with the formulas of vec_exp.inc and
+// vec_math.inc (shared with activation_kernels.cc); other dtypes use libm.
+// As in activation_kernels.cc, the vector loops are compiled once per
+// instruction set by including this file into itself (OF_ELEMENTWISE_ISA set)
+// under `#pragma GCC target`, and the widest the CPU has is picked at load time.
 
+#ifndef OF_ELEMENTWISE_ISA
+
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <utility>
+#include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "core/runtime/tensor_ops.h"
+#include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/math.h"
+#include "ops/cpu/vec_types.h"
 #include "ops/defs/common.h"
+
+// GCC notes the ABI of vector-returning lambdas compiled outside a target
+// region (their function-pointer thunks); they are only ever inlined.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace oneflow {
+namespace cpu {
+namespace {
+
+// The unary ops with float vector formulas.
+enum class VecUnary { kExp, kExpm1, kLog, kLog1p, kTanh, kSigmoid, kSqrt, kRsqrt };
+
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow
+
+// ---- the per-instruction-set copies of the vector loops ---------------------
+
+#if defined(__x86_64__)
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")
+#define OF_ELEMENTWISE_ISA avx512
+#define OF_ELEMENTWISE_VEC VF16
+#include "ops/cpu/elementwise_kernels.cc"  // NOLINT(build/include)
+#undef OF_ELEMENTWISE_ISA
+#undef OF_ELEMENTWISE_VEC
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#define OF_ELEMENTWISE_ISA avx2
+#define OF_ELEMENTWISE_VEC VF8
+#include "ops/cpu/elementwise_kernels.cc"  // NOLINT(build/include)
+#undef OF_ELEMENTWISE_ISA
+#undef OF_ELEMENTWISE_VEC
+#pragma GCC pop_options
+#endif
+
+#define OF_ELEMENTWISE_ISA baseline
+#define OF_ELEMENTWISE_VEC VF4
+#include "ops/cpu/elementwise_kernels.cc"  // NOLINT(build/include)
+#undef OF_ELEMENTWISE_ISA
+#undef OF_ELEMENTWISE_VEC
 
 namespace oneflow {
 namespace cpu {
 namespace {
 
 constexpr DeviceType kCPU = DeviceType::kCPU;
+
+const Isa kIsa = DetectIsa("ONEFLOW_VEC_ISA");
+
+// out = f(in) over n floats with the copy for the picked instruction set.
+void MapVecUnary(VecUnary op, int64_t n, float* out, const float* in) {
+#if defined(__x86_64__)
+  switch (kIsa) {
+    case Isa::kAvx512:
+      return avx512::MapVecUnary(op, n, out, in);
+    case Isa::kAvx2:
+      return avx2::MapVecUnary(op, n, out, in);
+    case Isa::kBaseline:
+      break;
+  }
+#endif
+  baseline::MapVecUnary(op, n, out, in);
+}
+
+// Whether t's elements fill numel() consecutive places from data() (its
+// strides are a permutation of a contiguous tensor's).
+bool IsDense(const TensorImpl& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    if (t.shape()[d] != 1) dims.push_back({t.stride()[d], t.shape()[d]});
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != span) return false;
+    span *= size;
+  }
+  return true;
+}
+
+// Runs `op` on a float32 call over memory: a dense output (contiguous or
+// permuted, as the output of a permuted input is) is computed in its own
+// memory order, from the input directly when the input has the same layout,
+// else from a copy of the input into the output first. Any other output (an
+// in-place op on a strided slice) is computed aside and copied in.
+void RunVecUnary(OpCall& c, VecUnary op) {
+  const TensorImplPtr& out = c.outputs[0];
+  TensorImplPtr x = c.tensor(0);
+  const int64_t n = out->numel();
+  if (n == 0) return;
+  TensorImplPtr dst =
+      IsDense(*out) ? out : TensorImpl::Empty(out->shape(), out->dtype(), out->device());
+  if (!(x->stride() == dst->stride() && IsDense(*x))) {
+    UnaryLoop<float, float>(*x, *dst, [](float v) { return v; });
+    x = dst;
+  }
+  const float* in = reinterpret_cast<const float*>(x->data());
+  float* o = reinterpret_cast<float*>(dst->data());
+  // Elements per thread chunk: the formulas cost tens of flops per element.
+  ParallelFor(n, 16384, [&](int64_t b, int64_t e) { MapVecUnary(op, e - b, o + b, in + b); });
+  if (dst != out) CopyInto(dst, out);
+}
+
+// Whether a call can take the vector path: float32 in and out, same shapes.
+bool VecUnaryApplies(const OpCall& c) {
+  return c.compute_dtype == DType::kFloat32 && c.tensor(0)->dtype() == DType::kFloat32 &&
+         c.outputs[0]->dtype() == DType::kFloat32 && c.tensor(0)->shape() == c.outputs[0]->shape();
+}
 
 // ---- unary ----------------------------------------------------------------
 
@@ -25,6 +151,18 @@ constexpr DeviceType kCPU = DeviceType::kCPU;
     });                                                                            \
   }                                                                                \
   OF_KERNEL_WITH_INPLACE(#name, kCPU, dtypes, &name##Kernel)
+
+// A floating op with a float vector formula `op` for float32.
+#define OF_CPU_UNARY_VEC(name, op, expr)                                           \
+  void name##Kernel(OpCall& c) {                                                   \
+    if (VecUnaryApplies(c)) return RunVecUnary(c, op);                             \
+    DispatchFloating(c.compute_dtype, #name, [&](auto tag) {                       \
+      using T = typename decltype(tag)::type;                                      \
+      using A = AccT<T>;                                                           \
+      UnaryLoop<T, T>(*c.tensor(0), *c.outputs[0], [](A x) -> A { return expr; }); \
+    });                                                                            \
+  }                                                                                \
+  OF_KERNEL_WITH_INPLACE(#name, kCPU, kFloatingDTypes, &name##Kernel)
 
 #define OF_CPU_UNARY_FLOAT(name, expr) OF_CPU_UNARY(name, DispatchFloating, kFloatingDTypes, expr)
 #define OF_CPU_UNARY_NUMERIC(name, expr) OF_CPU_UNARY(name, DispatchNumeric, kNumericDTypes, expr)
@@ -61,14 +199,14 @@ A Rounded(A x, A (*f)(A)) {
 
 OF_CPU_UNARY_NUMERIC(abs, std::isnan(static_cast<double>(x)) ? x : Abs(x));
 OF_CPU_UNARY_NUMERIC(neg, static_cast<A>(-x));
-OF_CPU_UNARY_FLOAT(exp, std::exp(x));
-OF_CPU_UNARY_FLOAT(expm1, std::expm1(x));
-OF_CPU_UNARY_FLOAT(log, std::log(x));
-OF_CPU_UNARY_FLOAT(log1p, std::log1p(x));
+OF_CPU_UNARY_VEC(exp, VecUnary::kExp, std::exp(x));
+OF_CPU_UNARY_VEC(expm1, VecUnary::kExpm1, std::expm1(x));
+OF_CPU_UNARY_VEC(log, VecUnary::kLog, std::log(x));
+OF_CPU_UNARY_VEC(log1p, VecUnary::kLog1p, std::log1p(x));
 OF_CPU_UNARY_FLOAT(log2, std::log2(x));
 OF_CPU_UNARY_FLOAT(log10, std::log10(x));
-OF_CPU_UNARY_FLOAT(sqrt, std::sqrt(x));
-OF_CPU_UNARY_FLOAT(rsqrt, A(1) / std::sqrt(x));
+OF_CPU_UNARY_VEC(sqrt, VecUnary::kSqrt, std::sqrt(x));
+OF_CPU_UNARY_VEC(rsqrt, VecUnary::kRsqrt, A(1) / std::sqrt(x));
 OF_CPU_UNARY_FLOAT(reciprocal, A(1) / x);
 OF_CPU_UNARY_NUMERIC(square, static_cast<A>(x* x));
 OF_CPU_UNARY_FLOAT(sin, std::sin(x));
@@ -79,11 +217,11 @@ OF_CPU_UNARY_FLOAT(acos, std::acos(x));
 OF_CPU_UNARY_FLOAT(atan, std::atan(x));
 OF_CPU_UNARY_FLOAT(sinh, std::sinh(x));
 OF_CPU_UNARY_FLOAT(cosh, std::cosh(x));
-OF_CPU_UNARY_FLOAT(tanh, std::tanh(x));
+OF_CPU_UNARY_VEC(tanh, VecUnary::kTanh, std::tanh(x));
 OF_CPU_UNARY_FLOAT(asinh, std::asinh(x));
 OF_CPU_UNARY_FLOAT(acosh, std::acosh(x));
 OF_CPU_UNARY_FLOAT(atanh, std::atanh(x));
-OF_CPU_UNARY_FLOAT(sigmoid, A(1) / (A(1) + std::exp(-x)));
+OF_CPU_UNARY_VEC(sigmoid, VecUnary::kSigmoid, A(1) / (A(1) + std::exp(-x)));
 OF_CPU_UNARY_NUMERIC(relu, Relu(x));
 OF_CPU_UNARY_FLOAT(erf, std::erf(x));
 OF_CPU_UNARY_FLOAT(erfc, std::erfc(x));
@@ -320,8 +458,9 @@ OF_KERNEL_WITH_INPLACE("remainder", kCPU, kNumericDTypes, &RemainderKernel);
 
 template <typename A>
 A IntPow(A base, A exp) {
-  OF_CHECK(exp >= 0 || !std::is_signed_v<A>, RuntimeError,
-           "Integers to negative integer powers are not allowed.");
+  if constexpr (std::is_signed_v<A>) {
+    OF_CHECK(exp >= 0, RuntimeError, "Integers to negative integer powers are not allowed.");
+  }
   A result = 1;
   while (exp > 0) {
     if (exp & 1) result = static_cast<A>(result * base);
@@ -421,3 +560,43 @@ OF_KERNEL("where", DeviceType::kCPU, kAllDTypes, &WhereKernel);
 }  // namespace
 }  // namespace cpu
 }  // namespace oneflow
+
+#else  // OF_ELEMENTWISE_ISA: one instruction set's vector loops ------------------------------
+
+namespace oneflow {
+namespace cpu {
+namespace {
+namespace OF_ELEMENTWISE_ISA {
+
+using V = OF_ELEMENTWISE_VEC;
+
+#include "ops/cpu/vec_exp.inc"   // NOLINT(build/include)
+#include "ops/cpu/vec_math.inc"  // NOLINT(build/include)
+
+void MapVecUnary(VecUnary op, int64_t n, float* out, const float* in) {
+  switch (op) {
+    case VecUnary::kExp:
+      return MapV<V>([](const V& x) OF_INLINE_LAMBDA { return VExp(x); }, n, out, in);
+    case VecUnary::kExpm1:
+      return MapV<V>([](const V& x) OF_INLINE_LAMBDA { return VExpm1(x); }, n, out, in);
+    case VecUnary::kLog:
+      return MapV<V>([](const V& x) OF_INLINE_LAMBDA { return VLog(x); }, n, out, in);
+    case VecUnary::kLog1p:
+      return MapV<V>([](const V& x) OF_INLINE_LAMBDA { return VLog1p(x); }, n, out, in);
+    case VecUnary::kTanh:
+      return MapV<V>([](const V& x) OF_INLINE_LAMBDA { return VTanh(x); }, n, out, in);
+    case VecUnary::kSigmoid:
+      return MapV<V>([](const V& x) OF_INLINE_LAMBDA { return VSigmoid(x); }, n, out, in);
+    case VecUnary::kSqrt:
+      return MapV<V>([](const V& x) OF_INLINE_LAMBDA { return VSqrt(x); }, n, out, in);
+    case VecUnary::kRsqrt:
+      return MapV<V>([](const V& x) OF_INLINE_LAMBDA { return 1.f / VSqrt(x); }, n, out, in);
+  }
+}
+
+}  // namespace OF_ELEMENTWISE_ISA
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow
+
+#endif  // OF_ELEMENTWISE_ISA

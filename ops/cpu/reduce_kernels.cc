@@ -2,14 +2,31 @@
 // Floating values accumulate in double, integer sums in int64 and integer
 // products in uint64 (wrapping like PyTorch's int64 arithmetic, without
 // signed overflow).
+//
+// Sums (sum, mean, nansum) and max/min/amax/amin/argmax/argmin read their
+// input in place when its layout allows (see PlanReduce in reduce.h). A
+// column reduction (cols > 1, e.g. sum(0) of [rows, n]) walks whole rows of a
+// tile of columns, one lane per column, rather than each column down its
+// stride; narrow columns regroup several rows into one wide row; dims reduced
+// on both sides of the kept ones (a lead) become more rows or more columns.
+// Sum lanes are float for float and the 16-bit floats, each adding at most
+// kChunk values (a row sum then adds its four lane vectors in float) before
+// joining double totals: float speed, close to double accuracy. The loops are
+// plain C++ that GCC vectorizes, inlined into copies compiled for AVX-512,
+// AVX2 and the baseline (target attributes); the widest the CPU has is picked
+// once at load time (ops/cpu/isa.h).
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <vector>
 
+#include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/reduce.h"
+#include "ops/cpu/vec_types.h"
 #include "ops/defs/common.h"
 #include "ops/defs/reduce.h"
 
@@ -24,6 +41,10 @@ template <typename T>
 using SumAcc = std::conditional_t<kIsFloating<T>, double, int64_t>;
 template <typename T>
 using ProdAcc = std::conditional_t<kIsFloating<T>, double, uint64_t>;
+// The type of a sum's lanes: float for float and the 16-bit floats.
+template <typename T>
+using SumLane = std::conditional_t<std::is_same_v<T, double>, double,
+                                   std::conditional_t<kIsFloating<T>, float, int64_t>>;
 
 template <typename A>
 bool IsNan(A v) {
@@ -40,11 +61,17 @@ double AsDouble(T v) {
   return static_cast<double>(static_cast<AccT<T>>(v));
 }
 
-// Calls fn(row, n) for each row of `plan` and stores its result in the
-// (contiguous) output, converted to Out.
+// A plan's elements, typed.
+template <typename T>
+const T* DataOf(const ReducePlan& plan) {
+  return reinterpret_cast<const T*>(plan.data);
+}
+
+// Calls fn(row, n) for each row of `plan` (cols == 1) and stores its result in
+// the (contiguous) output, converted to Out.
 template <typename T, typename Out, typename Fn>
 void ReduceRows(const ReducePlan& plan, TensorImpl& out, Fn fn) {
-  const T* in = reinterpret_cast<const T*>(plan.rows->data());
+  const T* in = DataOf<T>(plan);
   Out* o = reinterpret_cast<Out*>(out.data());
   // Rows are independent: split them over threads when there is enough work.
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(plan.inner, 1));
@@ -53,28 +80,195 @@ void ReduceRows(const ReducePlan& plan, TensorImpl& out, Fn fn) {
   });
 }
 
-// Sum of n values with four independent accumulators (no loop-carried
-// dependency on one add, so it pipelines and vectorizes).
-template <typename Acc, typename T, bool kSkipNan>
-Acc SumRange(const T* p, int64_t n) {
-  Acc a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-  auto load = [](const T* q) -> Acc {
-    auto v = static_cast<AccT<T>>(*q);
-    if constexpr (kSkipNan) {
-      if (IsNan(v)) return Acc(0);
+// Runs fn(o, c0, w) over the column tiles of a plan with cols > 1: columns
+// [c0, c0 + w) (w <= kTile) of outer index o, `inner` rows each. Tiles are
+// split over threads when there is enough work.
+template <int64_t kTile, typename Fn>
+void ForEachColumnTile(const ReducePlan& plan, Fn fn) {
+  const int64_t tiles = (plan.cols + kTile - 1) / kTile;
+  const int64_t grain = std::max<int64_t>(1, 32768 / (plan.inner * kTile));
+  ParallelFor(plan.outer * tiles, grain, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t o = t / tiles, c0 = (t % tiles) * kTile;
+      fn(o, c0, std::min(kTile, plan.cols - c0));
     }
-    return static_cast<Acc>(v);
-  };
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    a0 += load(p + i);
-    a1 += load(p + i + 1);
-    a2 += load(p + i + 2);
-    a3 += load(p + i + 3);
-  }
-  for (; i < n; ++i) a0 += load(p + i);
-  return (a0 + a1) + (a2 + a3);
+  });
 }
+
+// ---- the vectorized sum loops ----------------------------------------------------
+
+// Values per lane before a float lane joins its double total.
+constexpr int64_t kChunk = 16;
+
+template <typename L, bool kSkipNan, typename T>
+OF_INLINE L LoadLane(const T& v) {
+  L x = static_cast<L>(static_cast<AccT<T>>(v));
+  if constexpr (kSkipNan && std::is_floating_point_v<L>) x = x == x ? x : L(0);
+  return x;
+}
+
+template <typename T>
+struct SumLoopTypes {
+  using L = SumLane<T>;
+  using A = SumAcc<T>;
+  static constexpr int64_t kLanes = 256 / sizeof(L);     // a row sum's: four AVX-512 registers
+  static constexpr int64_t kColLanes = 512 / sizeof(L);  // a column tile's: eight
+};
+
+// t[0] + ... + t[kW - 1], pairwise (kW a power of 2).
+template <int64_t kW, typename A>
+OF_INLINE A SumTree(A* t) {
+  if constexpr (kW == 1) {
+    return t[0];
+  } else {
+    for (int64_t j = 0; j < kW / 2; ++j) t[j] += t[j + kW / 2];
+    return SumTree<kW / 2>(t);
+  }
+}
+
+// The sum of p[0, n). Rows shorter than kLanes: four scalar totals (no fixed
+// cost). Longer: blocks of at most kChunk values per lane, each block's four
+// lane vectors added and joining a quarter as many totals; the rest, fewer
+// than kLanes values, in one lane vector. `omp simd` keeps GCC from unrolling
+// the lane loops into scalars before it vectorizes them.
+template <typename T, bool kSkipNan>
+OF_INLINE SumAcc<T> RowSumLoop(const T* p, int64_t n) {
+  using L = typename SumLoopTypes<T>::L;
+  using A = typename SumLoopTypes<T>::A;
+  constexpr int64_t kLanes = SumLoopTypes<T>::kLanes, kTotals = kLanes / 4;
+  if (n < kLanes) {
+    A a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      a0 += static_cast<A>(LoadLane<L, kSkipNan>(p[i]));
+      a1 += static_cast<A>(LoadLane<L, kSkipNan>(p[i + 1]));
+      a2 += static_cast<A>(LoadLane<L, kSkipNan>(p[i + 2]));
+      a3 += static_cast<A>(LoadLane<L, kSkipNan>(p[i + 3]));
+    }
+    for (; i < n; ++i) a0 += static_cast<A>(LoadLane<L, kSkipNan>(p[i]));
+    return (a0 + a1) + (a2 + a3);
+  }
+  A total[kTotals] = {}, rest[kTotals] = {};
+  int64_t i = 0;
+  while (n - i >= kLanes) {
+    const int64_t end = i + std::min<int64_t>((n - i) / kLanes, kChunk) * kLanes;
+    L lane[kLanes] = {};
+    for (; i < end; i += kLanes) {
+#pragma omp simd
+      for (int64_t j = 0; j < kLanes; ++j) lane[j] += LoadLane<L, kSkipNan>(p[i + j]);
+    }
+#pragma omp simd
+    for (int64_t j = 0; j < kTotals; ++j) {
+      total[j] += static_cast<A>((lane[j] + lane[j + kTotals]) +
+                                 (lane[j + 2 * kTotals] + lane[j + 3 * kTotals]));
+    }
+  }
+  if (i < n) {
+    L lane[kTotals] = {};
+    for (; i + kTotals <= n; i += kTotals) {
+#pragma omp simd
+      for (int64_t j = 0; j < kTotals; ++j) lane[j] += LoadLane<L, kSkipNan>(p[i + j]);
+    }
+    const int64_t m = n - i;
+#pragma omp simd
+    for (int64_t j = 0; j < kTotals; ++j) lane[j] += j < m ? LoadLane<L, kSkipNan>(p[i + j]) : L(0);
+#pragma omp simd
+    for (int64_t j = 0; j < kTotals; ++j) rest[j] = static_cast<A>(lane[j]);
+  }
+#pragma omp simd
+  for (int64_t j = 0; j < kTotals; ++j) total[j] += rest[j];
+  return SumTree<kTotals>(total);
+}
+
+// Rows ahead that the column loop prefetches.
+constexpr int64_t kPrefetchRows = 4;
+
+// acc[j] += the sum over `rows` rows r of p[r * ld + j], for j < w <= kColLanes.
+// A full tile prefetches its lines kPrefetchRows rows ahead, unless the row
+// stride is a multiple of 4 KiB: those lines share the L1 sets of the rows
+// being read, and are evicted before use.
+template <typename T, bool kSkipNan>
+OF_INLINE void ColumnSumLoop(const T* p, int64_t ld, int64_t rows, int64_t w, SumAcc<T>* acc) {
+  using L = typename SumLoopTypes<T>::L;
+  using A = typename SumLoopTypes<T>::A;
+  constexpr int64_t kLanes = SumLoopTypes<T>::kColLanes;
+  constexpr int64_t kLine = 64 / sizeof(T);
+  const bool prefetch = (ld * sizeof(T)) % 4096 != 0;
+  for (int64_t r0 = 0; r0 < rows; r0 += kChunk) {
+    const int64_t r1 = std::min(rows, r0 + kChunk);
+    L lane[kLanes] = {};
+    if (w == kLanes) {  // a full tile: the fixed trip count keeps the lanes in registers
+      for (int64_t r = r0; r < r1; ++r) {
+        if (prefetch) {
+          for (int64_t j = 0; j < kLanes; j += kLine) {
+            __builtin_prefetch(p + (r + kPrefetchRows) * ld + j);
+          }
+        }
+        for (int64_t j = 0; j < kLanes; ++j) lane[j] += LoadLane<L, kSkipNan>(p[r * ld + j]);
+      }
+      for (int64_t j = 0; j < kLanes; ++j) acc[j] += static_cast<A>(lane[j]);
+    } else {
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t j = 0; j < w; ++j) lane[j] += LoadLane<L, kSkipNan>(p[r * ld + j]);
+      }
+      for (int64_t j = 0; j < w; ++j) acc[j] += static_cast<A>(lane[j]);
+    }
+  }
+}
+
+const Isa kIsa = DetectIsa("ONEFLOW_VEC_ISA");
+
+#if defined(__x86_64__)
+#define OF_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
+#define OF_TARGET_AVX2 __attribute__((target("avx2,fma")))
+// Calls the copy of `fn` for the instruction set picked at load time.
+#define OF_ISA_CALL(fn, ...)          \
+  switch (kIsa) {                     \
+    case Isa::kAvx512:                \
+      return fn##Avx512(__VA_ARGS__); \
+    case Isa::kAvx2:                  \
+      return fn##Avx2(__VA_ARGS__);   \
+    case Isa::kBaseline:              \
+      break;                          \
+  }                                   \
+  return fn##Baseline(__VA_ARGS__);
+#else
+#define OF_TARGET_AVX512
+#define OF_TARGET_AVX2
+#define OF_ISA_CALL(fn, ...) return fn##Baseline(__VA_ARGS__);
+#endif
+
+// The sum loops of one element type, one copy per instruction set.
+template <typename T, bool kSkipNan>
+struct SumLoops : SumLoopTypes<T> {
+  using A = SumAcc<T>;
+#define OF_SUM_LOOPS(isa, target)                                                           \
+  target static A Row##isa(const T* p, int64_t n) { return RowSumLoop<T, kSkipNan>(p, n); } \
+  target static void Cols##isa(const T* p, int64_t ld, int64_t rows, int64_t w, A* acc) {   \
+    ColumnSumLoop<T, kSkipNan>(p, ld, rows, w, acc);                                        \
+  }
+  OF_SUM_LOOPS(Avx512, OF_TARGET_AVX512)
+  OF_SUM_LOOPS(Avx2, OF_TARGET_AVX2)
+  OF_SUM_LOOPS(Baseline, )
+#undef OF_SUM_LOOPS
+  // Only the dtypes that sums compute in (others reach here only as int64) get
+  // a copy per instruction set.
+  static constexpr bool kPerIsa = kIsFloating<T> || std::is_same_v<T, int64_t>;
+  static A Row(const T* p, int64_t n) {
+    if constexpr (!kPerIsa) {
+      return RowBaseline(p, n);
+    } else {
+      OF_ISA_CALL(Row, p, n);
+    }
+  }
+  static void Cols(const T* p, int64_t ld, int64_t rows, int64_t w, A* acc) {
+    if constexpr (!kPerIsa) {
+      return ColsBaseline(p, ld, rows, w, acc);
+    } else {
+      OF_ISA_CALL(Cols, p, ld, rows, w, acc);
+    }
+  }
+};
 
 std::vector<bool> AllDims(const OpCall& c) { return std::vector<bool>(c.tensor(0)->ndim(), true); }
 std::vector<bool> OneDim(const OpCall& c) {
@@ -84,43 +278,158 @@ std::vector<bool> ListedDims(const OpCall& c) {
   return defs::ReducedDims(c.args[1], c.tensor(0)->ndim(), c.name().c_str());
 }
 
-// ---- sum, mean, nansum, prod -------------------------------------------------------
+// ---- sum, mean, nansum -------------------------------------------------------
 
+// Column sums: element (o, r, c) at in + o * ostride + r * ld + c, for o <
+// outer, r < rows, c < width; emit(o * width + c, total). Tiles of columns are
+// split over threads; with too few tiles to share, the rows are split instead
+// and the threads' totals added in order.
+template <typename T, bool kSkipNan, typename Emit>
+void ColumnSums(const T* in, int64_t outer, int64_t ostride, int64_t rows, int64_t ld,
+                int64_t width, Emit emit) {
+  using Loops = SumLoops<T, kSkipNan>;
+  using A = SumAcc<T>;
+  constexpr int64_t kTile = Loops::kColLanes;
+  const int64_t tiles = (width + kTile - 1) / kTile;
+  const int threads = GetNumThreads();
+  if (threads > 1 && outer * tiles < 2 * threads && outer * rows * width >= 65536 &&
+      rows >= threads * kChunk) {
+    const int64_t per = (rows + threads - 1) / threads;
+    std::vector<A> partial(static_cast<size_t>(threads) * outer * width, A(0));
+    ParallelFor(threads, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t r0 = std::min(rows, t * per), r1 = std::min(rows, r0 + per);
+        A* part = partial.data() + t * outer * width;
+        for (int64_t o = 0; o < outer; ++o) {
+          for (int64_t c0 = 0; c0 < width; c0 += kTile) {
+            Loops::Cols(in + o * ostride + r0 * ld + c0, ld, r1 - r0, std::min(kTile, width - c0),
+                        part + o * width + c0);
+          }
+        }
+      }
+    });
+    for (int64_t k = 0; k < outer * width; ++k) {
+      A total = 0;
+      for (int t = 0; t < threads; ++t) total += partial[t * outer * width + k];
+      emit(k, total);
+    }
+    return;
+  }
+  const int64_t grain = std::max<int64_t>(1, 32768 / (rows * kTile));
+  ParallelFor(outer * tiles, grain, [&](int64_t b, int64_t e) {
+    A acc[kTile];
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t o = t / tiles, c0 = (t % tiles) * kTile, w = std::min(kTile, width - c0);
+      std::fill(acc, acc + w, A(0));
+      Loops::Cols(in + o * ostride + c0, ld, rows, w, acc);
+      for (int64_t j = 0; j < w; ++j) emit(o * width + c0 + j, acc[j]);
+    }
+  });
+}
+
+// The sums of [outer, n, cols] at `in`: emit(o * cols + c, total).
+template <typename T, bool kSkipNan, typename Emit>
+void SumSlices(const T* in, int64_t outer, int64_t n, int64_t cols, Emit emit) {
+  using Loops = SumLoops<T, kSkipNan>;
+  using A = SumAcc<T>;
+  constexpr int64_t kTile = Loops::kColLanes;
+  if (cols == 1 && outer == 1 && n > 65536) {
+    // One long row: partial sums per thread, combined in order.
+    const int threads = GetNumThreads();
+    std::vector<A> partial(threads, A(0));
+    const int64_t per = (n + threads - 1) / threads;
+    ParallelFor(threads, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        int64_t lo = t * per, hi = std::min(n, lo + per);
+        if (lo < hi) partial[t] = Loops::Row(in + lo, hi - lo);
+      }
+    });
+    A acc = 0;
+    for (A v : partial) acc += v;
+    return emit(0, acc);
+  }
+  if (cols == 1) {
+    const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(n, 1));
+    return ParallelFor(outer, grain, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) emit(r, Loops::Row(in + r * n, n));
+    });
+  }
+  const int64_t group = kTile / cols;
+  if (group < 2 || n < 4 * group)
+    return ColumnSums<T, kSkipNan>(in, outer, n * cols, n, cols, cols, emit);
+  // Narrow columns: `group` consecutive rows make one row of width group * cols,
+  // summed as columns; the rows left over add into the first cols lanes, and
+  // the lanes of each column fold at the end.
+  const int64_t width = group * cols, rows = n / group, left = n - rows * group;
+  std::vector<A> wide(outer * width, A(0));
+  ColumnSums<T, kSkipNan>(in, outer, n * cols, rows, width, width,
+                          [&](int64_t k, A total) { wide[k] = total; });
+  for (int64_t o = 0; o < outer; ++o) {
+    A* acc = wide.data() + o * width;
+    if (left > 0) Loops::Cols(in + o * n * cols + rows * width, cols, left, cols, acc);
+    for (int64_t c = 0; c < cols; ++c) {
+      A total = 0;
+      for (int64_t q = 0; q < group; ++q) total += acc[q * cols + c];
+      emit(o * cols + c, total);
+    }
+  }
+}
+
+// The sums of a plan. With a lead, the smaller of two partial results: the
+// lead's slices summed as more outer entries (lead * outer * cols totals),
+// then added in order; or, for a lead longer than the rows, the lead summed
+// first as columns (outer * inner * cols totals), then the rows of those.
 template <bool kMean, bool kSkipNan = false>
 void SumKernel(OpCall& c, const std::vector<bool>& reduced) {
-  ReducePlan plan = PlanReduce(c.tensor(0), reduced);
+  ReducePlan plan = PlanReduce(c.tensor(0), reduced, kAllowCols | kAllowLead | kAnyOrder);
+  if (plan.lead == 1 && plan.inner == 1 && plan.cols == 1 && plan.outer > 1) {
+    // Nothing to add up (only size-1 dims reduced): one row of columns converts at vector speed.
+    std::swap(plan.outer, plan.cols);
+  }
   DispatchNumeric(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using Acc = SumAcc<T>;
-    if (plan.outer == 1 && plan.inner > 65536) {
-      // One long row: partial sums per thread, combined in order.
-      const T* row = reinterpret_cast<const T*>(plan.rows->data());
-      const int64_t n = plan.inner;
-      const int threads = GetNumThreads();
-      std::vector<Acc> partial(threads, Acc(0));
-      const int64_t per = (n + threads - 1) / threads;
-      ParallelFor(threads, 1, [&](int64_t b, int64_t e) {
-        for (int64_t t = b; t < e; ++t) {
-          int64_t lo = t * per, hi = std::min(n, lo + per);
-          if (lo < hi) partial[t] = SumRange<Acc, T, kSkipNan>(row + lo, hi - lo);
+    using A = SumAcc<T>;
+    T* o = reinterpret_cast<T*>(c.outputs[0]->data());
+    const T* in = DataOf<T>(plan);
+    const double count = static_cast<double>(plan.lead * plan.inner);
+    auto finish = [count](A acc) -> T {
+      if constexpr (kMean) {
+        return static_cast<T>(static_cast<double>(acc) / count);
+      } else {
+        return static_cast<T>(acc);
+      }
+    };
+    const int64_t lead = plan.lead, outer = plan.outer, n = plan.inner, cols = plan.cols;
+    if (lead == 1) {
+      return SumSlices<T, kSkipNan>(in, outer, n, cols,
+                                    [&](int64_t k, A total) { o[k] = finish(total); });
+    }
+    const int64_t m = outer * cols;
+    if (lead < n) {
+      std::vector<A> slices(lead * m);
+      SumSlices<T, kSkipNan>(in, lead * outer, n, cols,
+                             [&](int64_t k, A total) { slices[k] = total; });
+      return ParallelFor(m, 4096, [&](int64_t b, int64_t e) {
+        for (int64_t k = b; k < e; ++k) {
+          A total = 0;
+          for (int64_t l = 0; l < lead; ++l) total += slices[l * m + k];
+          o[k] = finish(total);
         }
       });
-      Acc acc = 0;
-      for (Acc v : partial) acc += v;
-      T* o = reinterpret_cast<T*>(c.outputs[0]->data());
-      if constexpr (kMean) {
-        o[0] = static_cast<T>(static_cast<double>(acc) / static_cast<double>(n));
-      } else {
-        o[0] = static_cast<T>(acc);
-      }
-      return;
     }
-    ReduceRows<T, T>(plan, *c.outputs[0], [](const T* row, int64_t n) {
-      Acc acc = SumRange<Acc, T, kSkipNan>(row, n);
-      if constexpr (kMean) {
-        return static_cast<double>(acc) / static_cast<double>(n);
-      } else {
-        return acc;
+    const int64_t width = outer * n * cols;
+    std::unique_ptr<A[]> sums(new A[width]);  // every entry is written
+    ColumnSums<T, kSkipNan>(in, 1, 0, lead, width, width,
+                            [&](int64_t k, A total) { sums[k] = total; });
+    ParallelFor(outer, std::max<int64_t>(1, 4096 / (n * cols)), [&](int64_t b, int64_t e) {
+      std::vector<A> acc(cols);
+      for (int64_t r = b; r < e; ++r) {
+        std::fill(acc.begin(), acc.end(), A(0));
+        for (int64_t i = 0; i < n; ++i) {
+          const A* row = sums.get() + (r * n + i) * cols;
+          for (int64_t j = 0; j < cols; ++j) acc[j] += row[j];
+        }
+        for (int64_t j = 0; j < cols; ++j) o[r * cols + j] = finish(acc[j]);
       }
     });
   });
@@ -131,6 +440,14 @@ void SumDimKernel(OpCall& c) { SumKernel<false>(c, ListedDims(c)); }
 void MeanAllKernel(OpCall& c) { SumKernel<true>(c, AllDims(c)); }
 void MeanDimKernel(OpCall& c) { SumKernel<true>(c, ListedDims(c)); }
 void NansumKernel(OpCall& c) { SumKernel<false, true>(c, ListedDims(c)); }
+
+OF_KERNEL("sum", kCPU, kNumericDTypes, &SumAllKernel);
+OF_KERNEL("sum.dim", kCPU, kNumericDTypes, &SumDimKernel);
+OF_KERNEL("mean", kCPU, kFloatingDTypes, &MeanAllKernel);
+OF_KERNEL("mean.dim", kCPU, kFloatingDTypes, &MeanDimKernel);
+OF_KERNEL("nansum", kCPU, kNumericDTypes, &NansumKernel);
+
+// ---- prod ----------------------------------------------------------------------------
 
 void ProdKernel(OpCall& c, const std::vector<bool>& reduced) {
   ReducePlan plan = PlanReduce(c.tensor(0), reduced);
@@ -147,11 +464,6 @@ void ProdKernel(OpCall& c, const std::vector<bool>& reduced) {
 void ProdAllKernel(OpCall& c) { ProdKernel(c, AllDims(c)); }
 void ProdDimKernel(OpCall& c) { ProdKernel(c, OneDim(c)); }
 
-OF_KERNEL("sum", kCPU, kNumericDTypes, &SumAllKernel);
-OF_KERNEL("sum.dim", kCPU, kNumericDTypes, &SumDimKernel);
-OF_KERNEL("mean", kCPU, kFloatingDTypes, &MeanAllKernel);
-OF_KERNEL("mean.dim", kCPU, kFloatingDTypes, &MeanDimKernel);
-OF_KERNEL("nansum", kCPU, kNumericDTypes, &NansumKernel);
 OF_KERNEL("prod", kCPU, kNumericDTypes, &ProdAllKernel);
 OF_KERNEL("prod.dim_int", kCPU, kNumericDTypes, &ProdDimKernel);
 
@@ -176,11 +488,97 @@ int64_t ExtremeIndex(const T* row, int64_t n) {
   return best;
 }
 
+// Columns per tile of the extremes' column loop.
+constexpr int64_t kExtremeTile = 64;
+
+// The column version of ExtremeIndex: best[j] (and in where[j] its row) over
+// rows [0, rows) of columns j < w <= kExtremeTile, row r at p + r * ld.
+// Branch-free, so GCC vectorizes it across the columns; a full tile works on
+// local copies that stay in registers.
+template <bool kMax, bool kIndex, typename T>
+OF_INLINE void ColumnExtremeLoop(const T* p, int64_t ld, int64_t rows, int64_t w, AccT<T>* best,
+                                 int64_t* where) {
+  using A = AccT<T>;
+  auto run = [&](auto width, A* b, int64_t* at) OF_INLINE_LAMBDA {
+    const int64_t kw = width;
+    for (int64_t j = 0; j < kw; ++j) {
+      b[j] = static_cast<A>(p[j]);
+      if constexpr (kIndex) at[j] = 0;
+    }
+    for (int64_t r = 1; r < rows; ++r) {
+      for (int64_t j = 0; j < kw; ++j) {
+        const A v = static_cast<A>(p[r * ld + j]);
+        bool take = kMax ? b[j] < v : v < b[j];
+        if constexpr (std::is_floating_point_v<A>) take = take || (v != v && b[j] == b[j]);
+        b[j] = take ? v : b[j];
+        if constexpr (kIndex) at[j] = take ? r : at[j];
+      }
+    }
+  };
+  if (w == kExtremeTile) {
+    A b[kExtremeTile];
+    int64_t at[kExtremeTile];
+    run(std::integral_constant<int64_t, kExtremeTile>(), b, at);
+    for (int64_t j = 0; j < kExtremeTile; ++j) {
+      best[j] = b[j];
+      if constexpr (kIndex) where[j] = at[j];
+    }
+  } else {
+    run(w, best, where);
+  }
+}
+
+// The column loop of the extremes; float gets a copy per instruction set.
+template <bool kMax, bool kIndex, typename T>
+struct ExtremeLoops {
+  using A = AccT<T>;
+#define OF_EXTREME_LOOPS(isa, target)                                                    \
+  target static void Cols##isa(const T* p, int64_t ld, int64_t rows, int64_t w, A* best, \
+                               int64_t* where) {                                         \
+    ColumnExtremeLoop<kMax, kIndex>(p, ld, rows, w, best, where);                        \
+  }
+  OF_EXTREME_LOOPS(Avx512, OF_TARGET_AVX512)
+  OF_EXTREME_LOOPS(Avx2, OF_TARGET_AVX2)
+  OF_EXTREME_LOOPS(Baseline, )
+#undef OF_EXTREME_LOOPS
+  static void Cols(const T* p, int64_t ld, int64_t rows, int64_t w, A* best, int64_t* where) {
+    if constexpr (!std::is_same_v<T, float>) {
+      return ColsBaseline(p, ld, rows, w, best, where);
+    } else {
+      OF_ISA_CALL(Cols, p, ld, rows, w, best, where);
+    }
+  }
+};
+
+// values (and indices, when not null) of the extremes of `plan`'s columns.
+template <bool kMax, typename T>
+void ExtremeColumns(const ReducePlan& plan, T* values, int64_t* indices) {
+  const T* in = DataOf<T>(plan);
+  ForEachColumnTile<kExtremeTile>(plan, [&](int64_t o, int64_t c0, int64_t w) {
+    AccT<T> best[kExtremeTile];
+    int64_t where[kExtremeTile];
+    const T* p = in + o * plan.inner * plan.cols + c0;
+    const int64_t k = o * plan.cols + c0;
+    if (indices) {
+      ExtremeLoops<kMax, true, T>::Cols(p, plan.cols, plan.inner, w, best, where);
+      for (int64_t j = 0; j < w; ++j) indices[k + j] = where[j];
+    } else {
+      ExtremeLoops<kMax, false, T>::Cols(p, plan.cols, plan.inner, w, best, where);
+    }
+    if (values) {
+      for (int64_t j = 0; j < w; ++j) values[k + j] = static_cast<T>(best[j]);
+    }
+  });
+}
+
 template <bool kMax>
 void ExtremeKernel(OpCall& c, const std::vector<bool>& reduced) {
-  ReducePlan plan = PlanReduce(c.tensor(0), reduced);
+  ReducePlan plan = PlanReduce(c.tensor(0), reduced, kAllowCols | kAnyOrder);
   DispatchAll(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
+    if (plan.cols > 1) {
+      return ExtremeColumns<kMax>(plan, reinterpret_cast<T*>(c.outputs[0]->data()), nullptr);
+    }
     ReduceRows<T, T>(plan, *c.outputs[0],
                      [](const T* row, int64_t n) { return row[ExtremeIndex<kMax>(row, n)]; });
   });
@@ -188,27 +586,38 @@ void ExtremeKernel(OpCall& c, const std::vector<bool>& reduced) {
 
 template <bool kMax>
 void ExtremeDimKernel(OpCall& c) {
-  ReducePlan plan = PlanReduce(c.tensor(0), OneDim(c));
+  ReducePlan plan = PlanReduce(c.tensor(0), OneDim(c), kAllowCols);
   int64_t* indices = reinterpret_cast<int64_t*>(c.outputs[1]->data());
   DispatchAll(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* in = reinterpret_cast<const T*>(plan.rows->data());
     T* values = reinterpret_cast<T*>(c.outputs[0]->data());
-    for (int64_t r = 0; r < plan.outer; ++r) {
-      const T* row = in + r * plan.inner;
-      int64_t i = ExtremeIndex<kMax>(row, plan.inner);
-      values[r] = row[i];
-      indices[r] = i;
-    }
+    if (plan.cols > 1) return ExtremeColumns<kMax>(plan, values, indices);
+    const T* in = DataOf<T>(plan);
+    const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(plan.inner, 1));
+    ParallelFor(plan.outer, grain, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const T* row = in + r * plan.inner;
+        int64_t i = ExtremeIndex<kMax>(row, plan.inner);
+        values[r] = row[i];
+        indices[r] = i;
+      }
+    });
   });
 }
 
+// With dim=None the index is into the flattened input: the reduced elements
+// must be read in logical order.
 template <bool kMax>
 void ArgExtremeKernel(OpCall& c) {
-  std::vector<bool> reduced = c.args[1].is_none() ? AllDims(c) : OneDim(c);
-  ReducePlan plan = PlanReduce(c.tensor(0), reduced);
+  const bool all = c.args[1].is_none();
+  ReducePlan plan =
+      PlanReduce(c.tensor(0), all ? AllDims(c) : OneDim(c), all ? kRowsInOrder : kAllowCols);
   DispatchNumeric(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
+    if (plan.cols > 1) {
+      return ExtremeColumns<kMax, T>(plan, nullptr,
+                                     reinterpret_cast<int64_t*>(c.outputs[0]->data()));
+    }
     ReduceRows<T, int64_t>(plan, *c.outputs[0],
                            [](const T* row, int64_t n) { return ExtremeIndex<kMax>(row, n); });
   });

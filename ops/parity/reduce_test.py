@@ -1,7 +1,14 @@
 """Parity rows for reductions and scans (ops/defs/reduce.cc)."""
 
+import os
+import subprocess
+import sys
+
+import numpy as np
 import pytest
 from parity import OpCase, run_case
+
+import oneflow as flow
 
 SHAPES = [((2, 3, 4),), ((5,),), ((),), ((0, 3),), ((3, 1),)]
 NONEMPTY = [s for s in SHAPES if 0 not in s[0]]
@@ -314,6 +321,72 @@ CASES += [
            dtypes=HALVES, grad=False),
 ]
 
+def _nan_below(x, v):
+    """x with NaN where x < v: (x / 0) * 0 is NaN there, (x / 1) * 0 + x is x elsewhere."""
+    return x / (x >= v) * 0 + x
+
+
+# Column reductions (reduced dims before kept ones) read the input in place, a tile of columns at a
+# time: widths that are not a multiple of the vector width, row counts that are not a multiple of
+# the chunk, the rows split over threads when there are few columns, offset and strided views.
+COLUMNS = [((37, 5),), ((300, 70),), ((17, 129),), ((64, 200),)]
+CASES += [
+    OpCase(ops=("sum",), name="sum_columns", fn=lambda m, x: x.sum(0), shapes=COLUMNS,
+           dtypes=("float32", "float64", "int64")),
+    OpCase(ops=("sum",), name="sum_columns_keepdim", fn=lambda m, x: x.sum(0, keepdim=True), shapes=COLUMNS[:2]),
+    OpCase(ops=("sum",), name="sum_columns_many_rows", fn=lambda m, x: x.sum(0), shapes=[((30000, 3),), ((5000, 40),)],
+           grad=False),
+    OpCase(ops=("sum",), name="sum_leading_dims", fn=lambda m, x: x.sum((0, 1)),
+           shapes=[((4, 33, 70),), ((3, 2, 130),)]),
+    OpCase(ops=("sum",), name="sum_middle_dim", fn=lambda m, x: x.sum(1, keepdim=True),
+           shapes=[((4, 33, 70),), ((3, 40, 5),)]),
+    # Reduced dims on both sides of the kept ones (a lead): shorter and longer than the rows.
+    OpCase(ops=("sum",), name="sum_dims_0_2", fn=lambda m, x: x.sum((0, 2)), shapes=[((4, 33, 70),), ((40, 6, 5),)],
+           dtypes=("float32", "float64", "int64")),
+    OpCase(ops=("sum",), name="sum_dims_0_2_3", fn=lambda m, x: x.sum((0, 2, 3), keepdim=True),
+           shapes=[((3, 5, 7, 9),), ((20, 3, 2, 3),)]),
+    OpCase(ops=("sum",), name="sum_dims_0_2_of_4d", fn=lambda m, x: x.sum((0, 2)), shapes=[((3, 5, 7, 9),)]),
+    OpCase(ops=("mean",), name="mean_dims_0_2_3", fn=lambda m, x: x.mean((0, 2, 3)), shapes=[((20, 3, 2, 3),)],
+           dtypes=("float32", "float64") + HALVES),
+    OpCase(ops=("nansum",), name="nansum_dims_0_2", fn=lambda m, x: m.nansum(_nan_below(x, -1.5), (0, 2)),
+           shapes=[((4, 33, 70),), ((40, 6, 5),)], grad=False),
+    OpCase(ops=("sum",), name="sum_size1_dim", fn=lambda m, x: x.sum(1), shapes=[((300, 1),), ((7, 1, 9),)]),
+    OpCase(ops=("sum",), name="sum_narrow_columns", fn=lambda m, x: x.sum(0), shapes=[((1000, 3),), ((333, 40),)],
+           dtypes=("float32", "float64", "int64")),
+    OpCase(ops=("sum",), name="sum_columns_offset_view", fn=lambda m, x: x[3:].sum(0), shapes=[((40, 70),)]),
+    OpCase(ops=("sum",), name="sum_columns_strided_view", fn=lambda m, x: x[:, ::2].sum(0), shapes=[((40, 70),)]),
+    OpCase(ops=("sum",), name="sum_columns_dtype", fn=lambda m, x: x.sum(0, dtype=m.float64), shapes=COLUMNS[:2]),
+    OpCase(ops=("sum",), name="sum_columns_half", fn=lambda m, x: x.sum(0), shapes=COLUMNS[:3], dtypes=HALVES),
+    OpCase(ops=("sum",), name="sum_columns_int", fn=lambda m, x: x.sum(0), shapes=COLUMNS[:2],
+           dtypes=("int32", "int8", "uint8", "bool")),
+    OpCase(ops=("sum",), name="sum_rows_long", fn=lambda m, x: x.sum(-1), shapes=[((3, 2000),), ((70000,),)],
+           dtypes=("float32", "float64", "bfloat16")),
+    OpCase(ops=("mean",), name="mean_columns", fn=lambda m, x: x.mean((0, 1)), shapes=[((4, 33, 70),), ((300, 70),)]),
+    OpCase(ops=("mean",), name="mean_middle_dim", fn=lambda m, x: m.mean(x, 1), shapes=[((4, 33, 70),)],
+           dtypes=("float32", "float64") + HALVES),
+    OpCase(ops=("nansum",), name="nansum_columns", fn=lambda m, x: m.nansum(_nan_below(x, -1.5), 0),
+           shapes=[((37, 70),), ((300, 5),)], grad=False),
+    OpCase(ops=("nansum",), name="nansum_columns_half", fn=lambda m, x: m.nansum(_nan_below(x, -1.5), 0),
+           shapes=[((37, 70),)], dtypes=HALVES, grad=False),
+    OpCase(ops=("amax",), name="amax_columns", fn=lambda m, x: x.amax(0), shapes=COLUMNS,
+           dtypes=("float32", "float64", "int64", "bool")),
+    OpCase(ops=("amin",), name="amin_leading_dims", fn=lambda m, x: x.amin((0, 1), keepdim=True),
+           shapes=[((4, 33, 70),)], dtypes=("float32",) + HALVES),
+    OpCase(ops=("amax",), name="amax_columns_nan", fn=lambda m, x: _nan_below(x, -1.8).amax(0),
+           shapes=[((37, 70),)], grad=False),
+    OpCase(ops=("max",), name="max_dim_columns", fn=lambda m, x: x.max(0), shapes=COLUMNS[:3],
+           dtypes=("float32", "int64")),
+    OpCase(ops=("min",), name="min_dim_columns_ties", fn=lambda m, x: x.min(1), shapes=[((4, 33, 70),)],
+           dtypes=("int64", "int32"), int_domain=(0, 3)),
+    OpCase(ops=("max",), name="max_dim_columns_nan", fn=lambda m, x: _nan_below(x, -1.8).max(0), shapes=[((37, 70),)],
+           grad=False),
+    OpCase(ops=("argmax",), name="argmax_columns", fn=lambda m, x: x.argmax(0), shapes=COLUMNS[:3],
+           dtypes=("float32", "int64")),
+    OpCase(ops=("argmin",), name="argmin_columns_ties", fn=lambda m, x: x.argmin(1, keepdim=True),
+           shapes=[((4, 33, 70),)], dtypes=("int64",), int_domain=(0, 3)),
+    OpCase(ops=("argmax",), name="argmax_all_transposed", fn=lambda m, x: x.t().argmax(), shapes=[((37, 70),)]),
+]
+
 # Gradients are differentiable again (create_graph): the first gradient is
 # compared, then backpropagated through.
 CASES += [
@@ -343,6 +416,43 @@ CASES += [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_parity(case):
     assert run_case(case) > 0
+
+
+_ISA_SCRIPT = """
+import numpy as np, oneflow as flow, torch
+rng = np.random.default_rng(8)
+for shape in ((1, 1), (3, 7), (16, 16), (17, 33), (100, 65), (200, 3), (2000, 130)):
+    a = rng.standard_normal(shape)
+    for dtype in ("float32", "float64", "bfloat16", "int64"):
+        x = flow.tensor(a * (10 if dtype == "int64" else 1)).to(getattr(flow, dtype))
+        t = torch.tensor(a * (10 if dtype == "int64" else 1)).to(getattr(torch, dtype))
+        for dims in ((0,), (1,), (0, 1)):
+            tol = 5e-2 if dtype == "bfloat16" else 2e-5
+            y, z = x.sum(dims).float().numpy(), t.sum(dims).float().numpy()
+            np.testing.assert_allclose(y, z, rtol=tol, atol=tol, err_msg=f"{shape} {dtype} {dims}")
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("isa", ["native", "avx2", "baseline"])
+def test_sum_loops_on_each_instruction_set(isa):
+    env = dict(os.environ)
+    if isa != "native":
+        env["ONEFLOW_VEC_ISA"] = isa
+    out = subprocess.run([sys.executable, "-c", _ISA_SCRIPT], env=env, capture_output=True, text=True, timeout=600,
+                         check=False)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_sum_accuracy_over_many_rows():
+    # Lanes of float join double totals every few values: a long sum of float32 stays within
+    # float rounding of the exact sum, rows and columns alike.
+    a = np.random.default_rng(9).uniform(0.0, 1.0, size=(20000, 20)).astype(np.float32)
+    exact = a.astype(np.float64)
+    x = flow.tensor(a)
+    np.testing.assert_allclose(x.sum(0).numpy(), exact.sum(0), rtol=1e-7)
+    np.testing.assert_allclose(x.t().contiguous().sum(1).numpy(), exact.sum(0), rtol=1e-7)
+    np.testing.assert_allclose(x.sum().numpy(), exact.sum(), rtol=1e-7)
 
 
 def test_case_names_are_unique():
