@@ -103,6 +103,23 @@ def test_memory_shared_with_numpy_is_never_stale():
     view = g.numpy()
     view[:] = 1.0
     _check(x, g, fb, torch.ones(96, 80), torch.from_numpy(b))
+    # Once the view is gone the weight packs again, and what was written through it counts.
+    view[:2] = 2.0
+    del view
+    want = torch.ones(96, 80)
+    want[:2] = 2.0
+    _check(x, g, fb, want, torch.from_numpy(b))
+    assert _packs(lambda: [flow.nn.functional.linear(x, g, fb) for _ in range(3)]) >= 96 * 80 * 4
+    _check(x, g, fb, want, torch.from_numpy(b))
+    # A copy of the values (numpy().copy(), as state-dict exports do) leaves packing on.
+    h = flow.tensor(rng.standard_normal((96, 80)).astype(np.float32))
+    saved = h.numpy().copy()
+    assert _packs(lambda: [flow.nn.functional.linear(x, h, fb) for _ in range(3)]) >= saved.nbytes
+    _check(x, h, fb, torch.from_numpy(saved), torch.from_numpy(b))
+    # A raw pointer handed out makes the storage external for good.
+    k = flow.tensor(rng.standard_normal((96, 80)).astype(np.float32))
+    k.data_ptr()
+    assert _packs(lambda: [flow.nn.functional.linear(x, k, fb) for _ in range(3)]) == 0
 
 
 def test_matmul_and_addmm_with_a_reused_right_operand():

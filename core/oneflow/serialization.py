@@ -339,7 +339,7 @@ def _group_bytes(group: _StorageGroup) -> tuple[memoryview, Any]:
     if t.device.type != "cpu":
         span = oneflow.as_strided(t, (n,), (1,), group.lo).to("cpu").contiguous()
         keep = span
-        address = span.data_ptr()
+        address = span._data_ptr_read()
     else:
         keep = t
         address = t._storage_ptr() + group.lo * itemsize
@@ -696,7 +696,7 @@ class _Loader:
             raise _Corrupt(f"data entry {zinfo.filename} holds {zinfo.file_size} bytes, expected {numel * itemsize}")
         base = oneflow.empty((numel,), dtype=dtype)
         if numel:
-            target = _raw(base.data_ptr(), numel * itemsize)
+            target = _raw(base._data_ptr_read(), numel * itemsize)  # a fresh tensor
             self._read_into(zinfo, target)
             if sys.byteorder != "little":  # pragma: no cover - no big-endian hosts in CI
                 target[:] = _byteswapped(target, itemsize)

@@ -95,10 +95,16 @@ py::array ToNumpy(const TensorImplPtr& t) {
   std::vector<py::ssize_t> shape(t->shape().begin(), t->shape().end());
   std::vector<py::ssize_t> strides;
   for (int64_t s : t->stride()) strides.push_back(s * t->itemsize());
-  // The array keeps the tensor (and so its storage) alive: memory is shared,
-  // and writes through the array are invisible to oneflow.
-  t->storage()->MarkExternal();
-  return py::array(py::dtype(format), shape, strides, t->data(), py::cast(t));
+  // The array shares the memory and keeps the tensor (and so its storage)
+  // alive through its base; while it lives, writes through it are invisible
+  // to oneflow, so the storage counts as exported until the base dies.
+  t->storage()->AddExport();
+  py::capsule base(new TensorImplPtr(t), [](void* p) {
+    auto* held = static_cast<TensorImplPtr*>(p);
+    (*held)->storage()->ReleaseExport();
+    delete held;
+  });
+  return py::array(py::dtype(format), shape, strides, t->data(), base);
 }
 
 TensorImplPtr FromNumpy(py::handle obj) {
@@ -340,6 +346,14 @@ channels_last[_3d] or contiguous).)doc")
           R"doc(data_ptr() -> int
 
 Address of the first element.)doc")
+      .def(
+          "_data_ptr_read",
+          [](const TensorImplPtr& t) { return reinterpret_cast<uintptr_t>(t->data()); },
+          R"doc(_data_ptr_read() -> int
+
+The address of the first element, for reading only (or for filling a tensor
+nothing has used yet): unlike data_ptr(), the storage stays eligible for
+caches of derived data such as packed GEMM weights.)doc")
       .def("storage_offset", &TensorImpl::storage_offset,
            R"doc(storage_offset() -> int
 

@@ -36,11 +36,22 @@ class Storage {
   // from a storage (packed GEMM weights) compare it to know they are current.
   int64_t writes() const { return writes_.load(std::memory_order_acquire); }
   void NoteWrite() { writes_.fetch_add(1, std::memory_order_acq_rel); }
-  // True once the memory is reachable without going through oneflow's ops (a
-  // wrapped NumPy array, an exported NumPy view or raw pointer): writes there
-  // are not counted, so nothing derived from it may be cached.
-  bool external() const { return external_.load(std::memory_order_acquire); }
+  // True while the memory is reachable without going through oneflow's ops:
+  // always for wrapped memory (a NumPy array's) and after a raw pointer was
+  // handed out (MarkExternal), and while a NumPy view of it lives (exports).
+  // Writes there are not counted, so nothing derived from it may be cached.
+  bool external() const {
+    return external_.load(std::memory_order_acquire) ||
+           exports_.load(std::memory_order_acquire) > 0;
+  }
   void MarkExternal() { external_.store(true, std::memory_order_release); }
+  // A view of the memory was handed out (AddExport) or has died
+  // (ReleaseExport, which counts as a write: the view may have written).
+  void AddExport() { exports_.fetch_add(1, std::memory_order_acq_rel); }
+  void ReleaseExport() {
+    NoteWrite();
+    exports_.fetch_sub(1, std::memory_order_acq_rel);
+  }
 
  private:
   Storage(void* data, size_t nbytes, Device device, std::function<void()> release)
@@ -52,6 +63,7 @@ class Storage {
   std::function<void()> release_;
   std::atomic<int64_t> writes_{0};
   std::atomic<bool> external_{false};
+  std::atomic<int64_t> exports_{0};
 };
 
 }  // namespace oneflow
