@@ -2,11 +2,9 @@
 through ``nn.functional`` with torch's signatures, at random points, at the kinks, and in place;
 double backward; every vector instruction set; bad input."""
 
-import os
-import subprocess
-import sys
 
 import numpy as np
+import parity
 import pytest
 import torch
 from parity import OpCase, run_case
@@ -232,14 +230,9 @@ print("ok")
 """ % (POINTWISE,)
 
 
-@pytest.mark.parametrize("isa", ["native", "avx2", "baseline"])
+@pytest.mark.parametrize("isa", parity.ISAS)
 def test_vector_loops_on_each_instruction_set(isa):
-    env = dict(os.environ)
-    if isa != "native":
-        env["ONEFLOW_VEC_ISA"] = isa
-    out = subprocess.run([sys.executable, "-c", _ISA_SCRIPT], env=env, capture_output=True, text=True, timeout=600,
-                         check=False)
-    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    parity.assert_script_passes_on_isa(_ISA_SCRIPT, isa)
 
 
 # Where torch's own kernels disagree with the limit, we keep the limit: (name, dtype, "fwd"/"bwd",

@@ -3,12 +3,10 @@ every reduction, class weights, ignore_index hits, label smoothing, probability 
 inputs, 0-size batches, values and gradients; double backward; each vector instruction set; bad
 input."""
 
-import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
+import parity
 import pytest
 import torch
 from parity import OpCase, run_case
@@ -362,14 +360,9 @@ print("ok")
 """
 
 
-@pytest.mark.parametrize("isa", ["native", "avx2", "baseline"])
+@pytest.mark.parametrize("isa", parity.ISAS)
 def test_cross_entropy_on_each_instruction_set(isa):
-    env = dict(os.environ)
-    if isa != "native":
-        env["ONEFLOW_VEC_ISA"] = isa
-    out = subprocess.run([sys.executable, "-c", _ISA_SCRIPT], env=env, capture_output=True, text=True, timeout=600,
-                         check=False)
-    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    parity.assert_script_passes_on_isa(_ISA_SCRIPT, isa)
 
 
 def test_cross_entropy_does_not_depend_on_thread_count():

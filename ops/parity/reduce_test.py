@@ -1,10 +1,8 @@
 """Parity rows for reductions and scans (ops/defs/reduce.cc)."""
 
-import os
-import subprocess
-import sys
 
 import numpy as np
+import parity
 import pytest
 from parity import OpCase, run_case
 
@@ -434,14 +432,9 @@ print("ok")
 """
 
 
-@pytest.mark.parametrize("isa", ["native", "avx2", "baseline"])
+@pytest.mark.parametrize("isa", parity.ISAS)
 def test_sum_loops_on_each_instruction_set(isa):
-    env = dict(os.environ)
-    if isa != "native":
-        env["ONEFLOW_VEC_ISA"] = isa
-    out = subprocess.run([sys.executable, "-c", _ISA_SCRIPT], env=env, capture_output=True, text=True, timeout=600,
-                         check=False)
-    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    parity.assert_script_passes_on_isa(_ISA_SCRIPT, isa)
 
 
 def test_sum_accuracy_over_many_rows():

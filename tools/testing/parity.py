@@ -190,3 +190,22 @@ def run_case(case: OpCase, seed: int = 0) -> int:
 
 def covered_ops(cases: Sequence[OpCase]) -> set:
     return {name for c in cases for name in c.ops}
+
+
+ISAS = ("native", "avx2", "baseline")
+
+
+def assert_script_passes_on_isa(script: str, isa: str) -> None:
+    """Runs `script` (which prints "ok" when its checks pass) in a fresh interpreter with the
+    hand-vectorized kernels pinned to one instruction set (ONEFLOW_VEC_ISA; "native" = the
+    widest this CPU has), so every copy of a per-ISA kernel is exercised on this machine."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    if isa != "native":
+        env["ONEFLOW_VEC_ISA"] = isa
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600,
+                         check=False)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
