@@ -40,8 +40,8 @@
 
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/isa.h"
-#include "ops/cpu/onednn_cache.h"
 #include "ops/cpu/loops.h"
+#include "ops/cpu/onednn_cache.h"
 #include "ops/defs/common.h"
 
 namespace oneflow {
@@ -391,9 +391,9 @@ void Gemm<float>(const Gemm2D<float>& g, float alpha, float beta) {
 
 // ---- oneDNN matmul primitives ----------------------------------------------------
 
-// C (n x m, float32) = alpha * A (n x k) @ B (k x m) + beta * C, A and B of type
-// `in` in the user's strides; B in the primitive's preferred layout when
-// `packed_b`.
+// C (n x m, of type `out`) = alpha * A (n x k) @ B (k x m) + beta * C, A and B
+// of type `in` in the user's strides; B in the primitive's preferred layout
+// when `packed_b`.
 struct MatmulPrim {
   dnnl::matmul prim;
   dnnl::memory::desc a, b, c, scratchpad;
@@ -414,9 +414,18 @@ dnnl::memory::desc MatrixDesc(int64_t rows, int64_t cols, int64_t rs, int64_t cs
 std::shared_ptr<const MatmulPrim> GetMatmulPrim(dnnl::memory::data_type in, int64_t n, int64_t m,
                                                 int64_t k, int64_t ars, int64_t acs, int64_t brs,
                                                 int64_t bcs, int64_t crs, int64_t ccs,
-                                                bool packed_b, float alpha, float beta) {
+                                                bool packed_b, float alpha, float beta,
+                                                dnnl::memory::data_type out) {
   onednn::CacheKey key;
-  key.Add(static_cast<int64_t>(in)).Add(n).Add(m).Add(k).Add(ars).Add(acs).Add(crs).Add(ccs);
+  key.Add(static_cast<int64_t>(in))
+      .Add(static_cast<int64_t>(out))
+      .Add(n)
+      .Add(m)
+      .Add(k)
+      .Add(ars)
+      .Add(acs)
+      .Add(crs)
+      .Add(ccs);
   key.Add(packed_b ? -1 : brs).Add(packed_b ? -1 : bcs);
   int32_t ab, bb;
   std::memcpy(&ab, &alpha, 4);
@@ -425,11 +434,11 @@ std::shared_ptr<const MatmulPrim> GetMatmulPrim(dnnl::memory::data_type in, int6
   auto entry = MatmulPrims().GetOrCreate(key, [&]() -> MatmulPrim {
     MatmulPrim e;
     try {
-      const auto f32 = dnnl::memory::data_type::f32;
       dnnl::memory::desc a = MatrixDesc(n, k, ars, acs, in);
-      dnnl::memory::desc b = packed_b ? dnnl::memory::desc({k, m}, in, dnnl::memory::format_tag::any)
-                                      : MatrixDesc(k, m, brs, bcs, in);
-      dnnl::memory::desc c = MatrixDesc(n, m, crs, ccs, f32);
+      dnnl::memory::desc b = packed_b
+                                 ? dnnl::memory::desc({k, m}, in, dnnl::memory::format_tag::any)
+                                 : MatrixDesc(k, m, brs, bcs, in);
+      dnnl::memory::desc c = MatrixDesc(n, m, crs, ccs, out);
       dnnl::primitive_attr attr = onednn::UserScratchpad();
       if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
       if (beta != 0.0f) {
@@ -452,7 +461,7 @@ std::shared_ptr<const MatmulPrim> GetMatmulPrim(dnnl::memory::data_type in, int6
   return entry;
 }
 
-void RunMatmulPrim(const MatmulPrim& p, const void* a, const void* b, float* c) {
+void RunMatmulPrim(const MatmulPrim& p, const void* a, const void* b, void* c) {
   const auto& eng = onednn::Engine();
   onednn::Execute(p.prim, p.scratchpad,
                   {{DNNL_ARG_SRC, dnnl::memory(p.a, eng, const_cast<void*>(a))},
@@ -460,12 +469,12 @@ void RunMatmulPrim(const MatmulPrim& p, const void* a, const void* b, float* c) 
                    {DNNL_ARG_DST, dnnl::memory(p.c, eng, c)}});
 }
 
-// One product with bfloat16 operands into a float32 C; false when oneDNN has
-// no implementation for these strides.
-bool Bf16Gemm(const Gemm2D<BFloat16>& g, float* c, int64_t crs, int64_t ccs, float alpha,
-              float beta) {
+// One product with bfloat16 operands into a C of type `out` (float32 or
+// bfloat16); false when oneDNN has no implementation for these strides.
+bool Bf16Gemm(const Gemm2D<BFloat16>& g, void* c, int64_t crs, int64_t ccs, float alpha, float beta,
+              dnnl::memory::data_type out) {
   auto prim = GetMatmulPrim(dnnl::memory::data_type::bf16, g.n, g.m, g.k, g.ars, g.acs, g.brs,
-                            g.bcs, crs, ccs, /*packed_b=*/false, alpha, beta);
+                            g.bcs, crs, ccs, /*packed_b=*/false, alpha, beta, out);
   if (!prim) return false;
   RunMatmulPrim(*prim, g.a, g.b, c);
   return true;
@@ -551,8 +560,8 @@ class PackedWeights {
                                             int64_t cs, const dnnl::memory::desc& want) {
     auto packed = std::make_shared<Packed>();
     packed->desc = want;
-    packed->buffer = TensorImpl::Empty({static_cast<int64_t>(want.get_size())}, DType::kUInt8,
-                                       Device{});
+    packed->buffer =
+        TensorImpl::Empty({static_cast<int64_t>(want.get_size())}, DType::kUInt8, Device{});
     const auto& eng = onednn::Engine();
     const dnnl::memory::desc user = MatrixDesc(k, m, rs, cs, dnnl::memory::data_type::f32);
     onednn::Reorder reorder(user, want);
@@ -566,7 +575,8 @@ class PackedWeights {
     return packed;
   }
 
-  void Drop(std::unordered_map<onednn::CacheKey, List::iterator, onednn::CacheKeyHash>::iterator it) {
+  void Drop(
+      std::unordered_map<onednn::CacheKey, List::iterator, onednn::CacheKeyHash>::iterator it) {
     bytes_ -= it->second->bytes;
     lru_.erase(it->second);
     index_.erase(it);
@@ -575,8 +585,8 @@ class PackedWeights {
   // Keeps the packed bytes within the budget and forgets entries whose storage
   // died; least recently used first.
   void Trim() {
-    while (!lru_.empty() && (bytes_ > PackedWeightBudget() || lru_.size() > 4096 ||
-                             lru_.back().storage.expired())) {
+    while (!lru_.empty() &&
+           (bytes_ > PackedWeightBudget() || lru_.size() > 4096 || lru_.back().storage.expired())) {
       Drop(index_.find(lru_.back().key));
     }
   }
@@ -598,7 +608,7 @@ bool PackedGemm(const Gemm2D<float>& g, const std::shared_ptr<Storage>& b_storag
                 float beta) {
   if (g.k * g.m < kMinPackedWeight || g.n * g.k * g.m < kMinPackedWork) return false;
   auto prim = GetMatmulPrim(dnnl::memory::data_type::f32, g.n, g.m, g.k, g.ars, g.acs, 0, 0, g.crs,
-                            g.ccs, /*packed_b=*/true, alpha, beta);
+                            g.ccs, /*packed_b=*/true, alpha, beta, dnnl::memory::data_type::f32);
   if (!prim) return false;
   auto packed = PackedWeightCache().Get(b_storage, g.b, g.k, g.m, g.brs, g.bcs, prim->b);
   if (!packed) return false;
@@ -754,8 +764,8 @@ void ForEachMatrix(const BatchedGemm& p, Fn&& fn) {
   }
 }
 
-// The product of matrices at these offsets, operands of type T (C of type Out).
-template <typename T, typename Out = T>
+// The product of the matrices at these offsets (in elements of T).
+template <typename T>
 Gemm2D<T> MatrixAt(const BatchedGemm& p, int64_t ao, int64_t bo, int64_t co) {
   return Gemm2D<T>{p.n,
                    p.m,
@@ -766,7 +776,7 @@ Gemm2D<T> MatrixAt(const BatchedGemm& p, int64_t ao, int64_t bo, int64_t co) {
                    reinterpret_cast<const T*>(p.b.data) + bo,
                    p.b.rs,
                    p.b.cs,
-                   reinterpret_cast<T*>(reinterpret_cast<Out*>(p.c.data) + co),
+                   reinterpret_cast<T*>(p.c.data) + co,
                    p.c.rs,
                    p.c.cs};
 }
@@ -786,15 +796,17 @@ void RunBatchedGemm(const BatchedGemm& p, GemmAccT<T> alpha, GemmAccT<T> beta,
   });
 }
 
-// bfloat16 operands into a float32 C through oneDNN; false (nothing written)
-// when oneDNN cannot run these strides.
-bool RunBf16BatchedGemm(const BatchedGemm& p, float alpha, float beta) {
+// bfloat16 operands into C (float32 or bfloat16) through oneDNN; false
+// (nothing written) when oneDNN cannot run these strides.
+bool RunBf16BatchedGemm(const BatchedGemm& p, float alpha, float beta, DType c_dtype) {
   if (p.k == 0) return false;
+  const int64_t c_item = ItemSize(c_dtype);
   bool ok = true;
   ForEachMatrix(p, [&](int64_t ao, int64_t bo, int64_t co) {
     if (!ok) return;
-    Gemm2D<BFloat16> g = MatrixAt<BFloat16, float>(p, ao, bo, co);
-    ok = Bf16Gemm(g, reinterpret_cast<float*>(p.c.data) + co, p.c.rs, p.c.cs, alpha, beta);
+    Gemm2D<BFloat16> g = MatrixAt<BFloat16>(p, ao, bo, 0);  // g.c unused: C may be float32
+    ok = Bf16Gemm(g, static_cast<char*>(p.c.data) + co * c_item, p.c.rs, p.c.cs, alpha, beta,
+                  onednn::ToDnnl(c_dtype));
   });
   return ok;  // every matrix has the same strides: the first fails or none does
 }
@@ -832,17 +844,22 @@ void RunMatmul(OpCall& c, TensorImplPtr a, TensorImplPtr b, const TensorImplPtr&
   DType dtype = c.compute_dtype;
   const bool use_bias = bias && !IsZero(beta);
   if (dtype == DType::kBFloat16) {
-    // oneDNN on the bfloat16 operands, accumulated in a float32 scratch.
+    // oneDNN on the bfloat16 operands, accumulated in float32 and rounded once:
+    // straight into a bfloat16 output when there is no bias to add first, else
+    // through a float32 scratch holding the bias.
     a = ToDType(a, dtype, false);
     b = ToDType(b, dtype, false);
-    TensorImplPtr acc = TensorImpl::Empty(out->shape(), DType::kFloat32, out->device());
+    const bool direct = !use_bias && out->dtype() == DType::kBFloat16 &&
+                        out->storage() != a->storage() && out->storage() != b->storage();
+    TensorImplPtr acc =
+        direct ? out : TensorImpl::Empty(out->shape(), DType::kFloat32, out->device());
     if (use_bias) CopyInto(Expand(bias, acc->shape()), acc);
     BatchedGemm p = MakeBatchedGemm(*a, *b, *acc);
     FoldBatchIntoRows(p);
     const float alpha_v = static_cast<float>(alpha.To<double>());
     const float beta_v = use_bias ? static_cast<float>(beta.To<double>()) : 0.0f;
-    if (RunBf16BatchedGemm(p, alpha_v, beta_v)) {
-      CopyInto(acc, out);
+    if (RunBf16BatchedGemm(p, alpha_v, beta_v, acc->dtype())) {
+      if (acc != out) CopyInto(acc, out);
       return;
     }
   }
