@@ -2,6 +2,11 @@
 write in between is packed once into oneDNN's layout and reused; every way of changing the
 weight must be seen, so results always equal torch's on the current values."""
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 import torch
@@ -176,3 +181,24 @@ def test_bfloat16_products_run_in_bfloat16_and_match_torch():
     ty.float().sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=2 ** -6, atol=5e-2)
     np.testing.assert_allclose(layer.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=2 ** -6, atol=5e-2)
+
+
+def test_a_weight_larger_than_the_budget_is_used_once_and_dropped():
+    # 1 MiB of budget against a 4 MiB weight: packed for the call, not kept, results right.
+    script = textwrap.dedent("""
+        import numpy as np, torch, oneflow as flow
+        rng = np.random.default_rng(5)
+        w = rng.standard_normal((1024, 1024)).astype(np.float32)
+        x = rng.standard_normal((64, 1024)).astype(np.float32)
+        fw, fx = flow.tensor(w), flow.tensor(x)
+        for _ in range(4):
+            y = flow.matmul(fx, fw).numpy()
+        np.testing.assert_allclose(y, x @ w, rtol=1e-4, atol=1e-3)
+        before = flow.cpu.memory_allocated()
+        flow.matmul(fx, fw)
+        assert flow.cpu.memory_allocated() == before  # nothing stayed cached
+        print("ok")
+    """)
+    env = {**os.environ, "ONEFLOW_PACKED_WEIGHTS_MB": "1"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

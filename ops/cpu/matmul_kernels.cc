@@ -527,11 +527,12 @@ class PackedWeights {
         lru_.splice(lru_.begin(), lru_, it->second);
         if (e.packed && e.packed->desc == want) return e.packed;
         bytes_ -= e.bytes;
-        e.packed = Pack(data, k, m, rs, cs, want);
+        std::shared_ptr<const Packed> packed = Pack(data, k, m, rs, cs, want);
+        e.packed = packed;
         e.bytes = want.get_size();
         bytes_ += e.bytes;
-        Trim();
-        return e.packed;
+        Trim();  // may drop `e` itself when one weight exceeds the budget
+        return packed;
       }
       Drop(it);  // written since, or another storage at a reused address
     }

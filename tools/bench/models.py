@@ -36,10 +36,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from references import bert_reference, gpt2_reference, resnet50_reference, vit_b16_reference
 
 import flowvision.models
 import oneflow as flow
-from references import bert_reference, gpt2_reference, resnet50_reference, vit_b16_reference
 
 
 def copy_weights(ours, theirs) -> None:

@@ -164,7 +164,7 @@ def gpt2_reference(m, vocab: int = 50257, positions: int = 1024, dim: int = 768,
             self.wpe = nn.Embedding(positions, dim)
             self.h = nn.ModuleList([Block() for _ in range(depth)])
             self.ln_f = nn.LayerNorm(dim)
-            for name, p in self.named_parameters():
+            for p in self.parameters():
                 if p.dim() == 2:
                     nn.init.normal_(p, std=0.02)
 
@@ -212,7 +212,7 @@ def bert_reference(m, vocab: int = 30522, positions: int = 512, dim: int = 768, 
             self.embed_norm = nn.LayerNorm(dim, eps=1e-12)
             self.layer = nn.ModuleList([Layer() for _ in range(depth)])
             self.pooler = nn.Linear(dim, dim)
-            for name, p in self.named_parameters():
+            for p in self.parameters():
                 if p.dim() == 2:
                     nn.init.normal_(p, std=0.02)
 

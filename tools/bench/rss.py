@@ -14,7 +14,6 @@ import argparse
 import importlib
 
 import numpy as np
-
 from references import gpt2_reference
 
 
