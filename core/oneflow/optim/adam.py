@@ -11,8 +11,8 @@ from oneflow.optim.optimizer import (
     _check_betas,
     _check_lr,
     _check_nonnegative,
+    _init_adam_state,
     _to_scalar,
-    _zero_step,
 )
 from oneflow.optim.sgd import _fusable
 
@@ -114,11 +114,7 @@ class Adam(Optimizer):
                 continue
             for p, grad, state in items:
                 if len(state) == 0:
-                    state["step"] = _zero_step()
-                    state["exp_avg"] = oneflow.zeros_like(p)
-                    state["exp_avg_sq"] = oneflow.zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = oneflow.zeros_like(p)
+                    _init_adam_state(state, p, amsgrad)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 step = state["step"].add_(1).item()
 
@@ -149,11 +145,7 @@ class Adam(Optimizer):
         interchange."""
         for p, _, state in items:
             if len(state) == 0:
-                state["step"] = _zero_step()
-                state["exp_avg"] = oneflow.zeros_like(p)
-                state["exp_avg_sq"] = oneflow.zeros_like(p)
-                if amsgrad:
-                    state["max_exp_avg_sq"] = oneflow.zeros_like(p)
+                _init_adam_state(state, p, amsgrad)
             state["step"].add_(1)
         states = [s for _, _, s in items]
         op = oneflow._C.ops._fused_adamw_ if decoupled else oneflow._C.ops._fused_adam_

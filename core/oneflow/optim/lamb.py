@@ -11,8 +11,8 @@ from oneflow.optim.optimizer import (
     _check_betas,
     _check_lr,
     _check_nonnegative,
+    _init_adam_state,
     _to_scalar,
-    _zero_step,
 )
 
 __all__ = ["LAMB", "Lamb"]
@@ -99,11 +99,7 @@ class LAMB(Optimizer):
             bias_correction = group["do_bias_correction"]
             for p, grad, state in self._grads(group):
                 if len(state) == 0:
-                    state["step"] = _zero_step()
-                    state["exp_avg"] = oneflow.zeros_like(p)
-                    state["exp_avg_sq"] = oneflow.zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = oneflow.zeros_like(p)
+                    _init_adam_state(state, p, amsgrad)
                 step = state["step"].add_(1).item()
                 if weight_decay != 0 and not adam_w_mode:
                     grad = grad.add(p, alpha=weight_decay)

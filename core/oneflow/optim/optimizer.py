@@ -103,6 +103,17 @@ def _zero_step() -> Tensor:
     return oneflow.tensor(0.0, dtype=_scalar_dtype())
 
 
+def _init_adam_state(state: dict, p: Tensor, amsgrad: bool) -> None:
+    """Fills an empty state with the Adam family's entries (Adam, AdamW, LAMB; per-parameter and
+    fused paths share them, so checkpoints interchange): step, exp_avg, exp_avg_sq and, with
+    amsgrad, max_exp_avg_sq."""
+    state["step"] = _zero_step()
+    state["exp_avg"] = oneflow.zeros_like(p)
+    state["exp_avg_sq"] = oneflow.zeros_like(p)
+    if amsgrad:
+        state["max_exp_avg_sq"] = oneflow.zeros_like(p)
+
+
 def _to_scalar(x):
     """A Python number from ``x`` (a one-element tensor learning rate is read once per step)."""
     if isinstance(x, Tensor):
