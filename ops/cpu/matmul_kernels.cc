@@ -542,11 +542,6 @@ class PackedWeights {
     return nullptr;
   }
 
-  size_t bytes() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return bytes_;
-  }
-
  private:
   struct Entry {
     onednn::CacheKey key;
@@ -592,7 +587,7 @@ class PackedWeights {
     }
   }
 
-  mutable std::mutex mu_;
+  std::mutex mu_;
   List lru_;
   std::unordered_map<onednn::CacheKey, List::iterator, onednn::CacheKeyHash> index_;
   size_t bytes_ = 0;
