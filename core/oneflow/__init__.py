@@ -132,6 +132,10 @@ from oneflow.serialization import load, save
 
 _op_names = _install_ops(globals())
 
+# OneFlow's fused layers are also reached as oneflow._C.<name>, as OneFlow code calls them.
+for _fused in ("fused_linear", "fused_matmul_bias", "fused_mlp"):
+    setattr(_C, _fused, getattr(_C.ops, _fused))
+
 
 # Global Tensor names come from the oneflow-distributed plugin, imported on first use so that
 # `import oneflow` neither needs nor loads it.

@@ -1345,3 +1345,50 @@ def test_inplace_random_layers_stay_differentiable(cls):
     assert len(np.unique(g.round(5))) > 1 and not np.allclose(g, 1.0)
     with pytest.raises(RuntimeError):
         layer(x0)  # a leaf that requires grad cannot be written in place
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_fused_mlp_matches_torch_layers(skip):
+    """nn.FusedMLP (OneFlow's) against torch Linear/ReLU layers with the same parameters."""
+    mlp = flow.nn.FusedMLP(12, (32, 24), 8, skip_final_activation=skip)
+    assert [k for k, _ in mlp.named_parameters()] == ["weight_0", "bias_0", "weight_1", "bias_1", "weight_2",
+                                                      "bias_2"]
+    layers = []
+    for i, (fin, fout) in enumerate([(12, 32), (32, 24), (24, 8)]):
+        lin = torch.nn.Linear(fin, fout)
+        assert tuple(mlp.weight(i).shape) == (fout, fin)
+        bound = 1 / math.sqrt(fin)  # Linear's initial distribution
+        assert float(mlp.weight(i).abs().max()) <= bound and float(mlp.bias(i).abs().max()) <= bound
+        with torch.no_grad():
+            lin.weight.copy_(torch.from_numpy(mlp.weight(i).detach().numpy()))
+            lin.bias.copy_(torch.from_numpy(mlp.bias(i).detach().numpy()))
+        layers += [lin, torch.nn.ReLU()]
+    theirs = torch.nn.Sequential(*(layers[:-1] if skip else layers))
+    x = np.random.default_rng(0).standard_normal((5, 3, 12)).astype(np.float32)
+    fx, tx = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ours, ref = mlp(fx), theirs(tx)
+    np.testing.assert_allclose(ours.detach().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-5)
+    (ours * ours).sum().backward()
+    (ref * ref).sum().backward()
+    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    for i in range(3):
+        np.testing.assert_allclose(mlp.weight(i).grad.numpy(), theirs[2 * i].weight.grad.numpy(), rtol=1e-4,
+                                   atol=1e-5)
+        np.testing.assert_allclose(mlp.bias(i).grad.numpy(), theirs[2 * i].bias.grad.numpy(), rtol=1e-4, atol=1e-5)
+    with flow.no_grad():
+        np.testing.assert_allclose(mlp(fx).numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_fused_mlp_dropout_in_training_only():
+    mlp = flow.nn.FusedMLP(16, (64,), 32, hidden_dropout_rate=0.5, out_dropout_rate=0.5)
+    x = flow.randn(8, 16)
+    mlp.eval()
+    with flow.no_grad():
+        plain = mlp(x)
+    np.testing.assert_array_equal(plain.numpy(), flow._C.fused_mlp(x, [mlp.weight_0, mlp.weight_1],
+                                                                   [mlp.bias_0, mlp.bias_1], False).detach().numpy())
+    mlp.train()
+    dropped = mlp(x).detach().numpy()
+    kept = dropped != 0
+    assert 0.2 < 1 - kept.mean() < 0.9  # output dropout (and zeros from ReLU and hidden dropout)
+    assert np.all(dropped[kept] >= 0)

@@ -202,3 +202,44 @@ def test_a_weight_larger_than_the_budget_is_used_once_and_dropped():
     env = {**os.environ, "ONEFLOW_PACKED_WEIGHTS_MB": "1"}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize("act", ["none", "relu", "gelu"])
+def test_fused_linear_with_a_packed_weight_sees_writes(act):
+    """fused_linear's epilogue runs on the packed weight too; writes to weight or bias are seen."""
+    rng = np.random.default_rng(5)
+    w, b = _linear_pair(rng)
+    fw, fb = flow.tensor(w), flow.tensor(b)
+    x = flow.tensor(rng.standard_normal((48, 80)).astype(np.float32))
+    activation = {"none": lambda h: h, "relu": torch.relu, "gelu": torch.nn.functional.gelu}[act]
+
+    def check():
+        ours = flow.fused_linear(x, fw, fb, act).numpy()
+        ref = activation(torch.nn.functional.linear(torch.from_numpy(x.numpy()), torch.from_numpy(fw.numpy()),
+                                                    torch.from_numpy(fb.numpy()))).numpy()
+        np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-4)
+
+    # A first look at another weight frees the packed copies of weights that died before.
+    flow.fused_linear(x, flow.tensor(w), fb, act)
+    assert _packs(lambda: [flow.fused_linear(x, fw, fb, act) for _ in range(3)]) >= w.nbytes
+    check()
+    fw.mul_(-0.5)
+    check()
+    fb.add_(1.0)
+    check()
+    check()  # packed again after the write
+
+
+def test_packed_copy_of_a_dead_weight_is_freed():
+    rng = np.random.default_rng(6)
+    w, b = _linear_pair(rng)
+    x = flow.tensor(rng.standard_normal((48, 80)).astype(np.float32))
+    fb = flow.tensor(b)
+    flow.fused_linear(x, flow.tensor(w), fb)  # sweeps earlier tests' dead weights
+    fw = flow.tensor(w)
+    assert _packs(lambda: [flow.fused_linear(x, fw, fb) for _ in range(3)]) >= w.nbytes
+    before = flow.cpu.memory_allocated()
+    del fw  # the packed copy now belongs to no weight
+    other = flow.tensor(w)
+    flow.fused_linear(x, other, fb)  # a first look at a weight sweeps the dead entries
+    assert before - flow.cpu.memory_allocated() >= 2 * w.nbytes - other.numel() * 4

@@ -27,6 +27,12 @@
 // pack. Memory exported as NumPy arrays or raw pointers is never packed
 // (writes there cannot be seen). ONEFLOW_PACKED_WEIGHTS_MB bounds the cache
 // (default 1024; 0 turns packing off).
+//
+// Epilogues: a Linear-style addmm (2-D, one bias row, alpha = beta = 1) runs
+// oneDNN's matmul primitive, which adds the bias as it writes C, instead of
+// sgemm on C holding a copy of the bias (one pass over C fewer, and the
+// primitive is as fast as sgemm here); _fused_linear_act also applies an
+// activation there (eltwise post-ops).
 
 #include <dnnl.h>
 #include <omp.h>
@@ -35,9 +41,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "core/framework/grad_mode.h"
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
@@ -396,7 +404,18 @@ void Gemm<float>(const Gemm2D<float>& g, float alpha, float beta) {
 // when `packed_b`.
 struct MatmulPrim {
   dnnl::matmul prim;
-  dnnl::memory::desc a, b, c, scratchpad;
+  dnnl::memory::desc a, b, c, bias, scratchpad;
+};
+
+// What the primitive does to the product before writing C: add a bias row
+// (a contiguous [m] vector of type `bias`; undef for none) to every row, then
+// apply an activation (`act`, undef for none; `act_alpha` its parameter).
+// This is oneDNN's bias argument and eltwise post-op, applied in float32 while
+// the tile is still in registers, so C is written once.
+struct Epilogue {
+  dnnl::memory::data_type bias = dnnl::memory::data_type::undef;
+  dnnl::algorithm act = dnnl::algorithm::undef;
+  float act_alpha = 0.0f;
 };
 
 onednn::PrimitiveCache<MatmulPrim>& MatmulPrims() {
@@ -415,7 +434,8 @@ std::shared_ptr<const MatmulPrim> GetMatmulPrim(dnnl::memory::data_type in, int6
                                                 int64_t k, int64_t ars, int64_t acs, int64_t brs,
                                                 int64_t bcs, int64_t crs, int64_t ccs,
                                                 bool packed_b, float alpha, float beta,
-                                                dnnl::memory::data_type out) {
+                                                dnnl::memory::data_type out,
+                                                const Epilogue& ep = Epilogue{}) {
   onednn::CacheKey key;
   key.Add(static_cast<int64_t>(in))
       .Add(static_cast<int64_t>(out))
@@ -431,6 +451,9 @@ std::shared_ptr<const MatmulPrim> GetMatmulPrim(dnnl::memory::data_type in, int6
   std::memcpy(&ab, &alpha, 4);
   std::memcpy(&bb, &beta, 4);
   key.Add(ab).Add(bb);
+  int32_t act_alpha;
+  std::memcpy(&act_alpha, &ep.act_alpha, 4);
+  key.Add(static_cast<int64_t>(ep.bias)).Add(static_cast<int64_t>(ep.act)).Add(act_alpha);
   auto entry = MatmulPrims().GetOrCreate(key, [&]() -> MatmulPrim {
     MatmulPrim e;
     try {
@@ -441,16 +464,22 @@ std::shared_ptr<const MatmulPrim> GetMatmulPrim(dnnl::memory::data_type in, int6
       dnnl::memory::desc c = MatrixDesc(n, m, crs, ccs, out);
       dnnl::primitive_attr attr = onednn::UserScratchpad();
       if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
-      if (beta != 0.0f) {
-        dnnl::post_ops ops;
-        ops.append_sum(beta);
-        attr.set_post_ops(ops);
-      }
-      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, onednn::Engine());
+      dnnl::post_ops ops;
+      if (beta != 0.0f) ops.append_sum(beta);
+      if (ep.act != dnnl::algorithm::undef) ops.append_eltwise(1.0f, ep.act, ep.act_alpha, 0.0f);
+      if (ops.len() > 0) attr.set_post_ops(ops);
+      const bool bias = ep.bias != dnnl::memory::data_type::undef;
+      const dnnl::memory::desc bias_desc =
+          bias ? dnnl::memory::desc({1, m}, ep.bias, dnnl::memory::format_tag::ab)
+               : dnnl::memory::desc();
+      dnnl::matmul::primitive_desc pd(
+          bias ? dnnl::matmul::desc(a, b, bias_desc, c) : dnnl::matmul::desc(a, b, c), attr,
+          onednn::Engine());
       e.prim = dnnl::matmul(pd);
       e.a = pd.src_desc();
       e.b = pd.weights_desc();
       e.c = pd.dst_desc();
+      e.bias = bias_desc;
       e.scratchpad = pd.scratchpad_desc();
     } catch (const dnnl::error&) {
       e = MatmulPrim{};  // no implementation: the caller falls back
@@ -461,12 +490,15 @@ std::shared_ptr<const MatmulPrim> GetMatmulPrim(dnnl::memory::data_type in, int6
   return entry;
 }
 
-void RunMatmulPrim(const MatmulPrim& p, const void* a, const void* b, void* c) {
+void RunMatmulPrim(const MatmulPrim& p, const void* a, const void* b, void* c,
+                   const void* bias = nullptr) {
   const auto& eng = onednn::Engine();
-  onednn::Execute(p.prim, p.scratchpad,
-                  {{DNNL_ARG_SRC, dnnl::memory(p.a, eng, const_cast<void*>(a))},
-                   {DNNL_ARG_WEIGHTS, dnnl::memory(p.b, eng, const_cast<void*>(b))},
-                   {DNNL_ARG_DST, dnnl::memory(p.c, eng, c)}});
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, dnnl::memory(p.a, eng, const_cast<void*>(a))},
+      {DNNL_ARG_WEIGHTS, dnnl::memory(p.b, eng, const_cast<void*>(b))},
+      {DNNL_ARG_DST, dnnl::memory(p.c, eng, c)}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias, eng, const_cast<void*>(bias)));
+  onednn::Execute(p.prim, p.scratchpad, std::move(args));
 }
 
 // One product with bfloat16 operands into a C of type `out` (float32 or
@@ -578,11 +610,16 @@ class PackedWeights {
     index_.erase(it);
   }
 
-  // Keeps the packed bytes within the budget and forgets entries whose storage
-  // died; least recently used first.
+  // Forgets entries whose storage died (their packed copies are freed at
+  // once), then keeps the packed bytes within the budget, least recently used
+  // first.
   void Trim() {
-    while (!lru_.empty() &&
-           (bytes_ > PackedWeightBudget() || lru_.size() > 4096 || lru_.back().storage.expired())) {
+    for (auto it = lru_.begin(); it != lru_.end();) {
+      auto next = std::next(it);
+      if (it->storage.expired()) Drop(index_.find(it->key));
+      it = next;
+    }
+    while (!lru_.empty() && (bytes_ > PackedWeightBudget() || lru_.size() > 4096)) {
       Drop(index_.find(lru_.back().key));
     }
   }
@@ -609,6 +646,44 @@ bool PackedGemm(const Gemm2D<float>& g, const std::shared_ptr<Storage>& b_storag
   auto packed = PackedWeightCache().Get(b_storage, g.b, g.k, g.m, g.brs, g.bcs, prim->b);
   if (!packed) return false;
   RunMatmulPrim(*prim, g.a, packed->buffer->data(), g.c);
+  return true;
+}
+
+// ---- products with an epilogue (bias row, activation) -----------------------------
+
+// out = act(a @ b + bias) in one matmul primitive: a (n x k) and b (k x m) are
+// 2-D of one type, float32 or bfloat16; bias (or null) a contiguous [m] vector
+// and out an n x m matrix of the same type; n, m, k > 0. A float32 B that is
+// a reused weight runs packed when `pack` (see PackedWeights); when it has no
+// packed copy (yet) the primitive reads B as it is if `unpacked`, else false
+// is returned and the caller runs sgemm. False too when oneDNN has no
+// implementation for these strides.
+bool EpilogueGemm(const TensorImpl& a, const TensorImpl& b, const TensorImpl* bias, Epilogue ep,
+                  const TensorImpl& out, bool pack, bool unpacked) {
+  const dnnl::memory::data_type dt = onednn::ToDnnl(a.dtype());
+  const int64_t n = a.shape()[0], k = a.shape()[1], m = b.shape()[1];
+  const int64_t ars = a.stride()[0], acs = a.stride()[1], crs = out.stride()[0],
+                ccs = out.stride()[1];
+  ep.bias = bias ? dt : dnnl::memory::data_type::undef;
+  const void* bias_data = bias ? bias->data() : nullptr;
+  if (pack && a.dtype() == DType::kFloat32 && k * m >= kMinPackedWeight &&
+      n * k * m >= kMinPackedWork) {
+    auto prim =
+        GetMatmulPrim(dt, n, m, k, ars, acs, 0, 0, crs, ccs, /*packed_b=*/true, 1.0f, 0.0f, dt, ep);
+    if (prim) {
+      auto packed = PackedWeightCache().Get(b.storage(), reinterpret_cast<const float*>(b.data()),
+                                            k, m, b.stride()[0], b.stride()[1], prim->b);
+      if (packed) {
+        RunMatmulPrim(*prim, a.data(), packed->buffer->data(), out.data(), bias_data);
+        return true;
+      }
+    }
+  }
+  if (!unpacked) return false;
+  auto prim = GetMatmulPrim(dt, n, m, k, ars, acs, b.stride()[0], b.stride()[1], crs, ccs,
+                            /*packed_b=*/false, 1.0f, 0.0f, dt, ep);
+  if (!prim) return false;
+  RunMatmulPrim(*prim, a.data(), b.data(), out.data(), bias_data);
   return true;
 }
 
@@ -831,6 +906,38 @@ const std::shared_ptr<Storage>* PackableB(const BatchedGemm& p, const TensorImpl
   return &b.storage();
 }
 
+bool IsOne(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::kBool:
+      return s.b;
+    case Scalar::Kind::kInt:
+      return s.i == 1;
+    case Scalar::Kind::kFloat:
+      return s.d == 1.0;
+  }
+  return false;
+}
+
+// The bias as one contiguous [m] row when out = bias + a @ b is a Linear-style
+// product oneDNN can add it in (2-D operands of `dtype`, alpha = beta = 1, a
+// bias of m elements broadcast over the rows, no operand sharing out's
+// memory); else null.
+TensorImplPtr RowBias(const TensorImplPtr& bias, const TensorImpl& a, const TensorImpl& b,
+                      const TensorImpl& out, DType dtype, const Scalar& alpha, const Scalar& beta) {
+  if (!IsOne(alpha) || !IsOne(beta) || a.ndim() != 2 || b.ndim() != 2 || out.ndim() != 2) {
+    return nullptr;
+  }
+  const int64_t m = out.shape()[1];
+  const bool row = bias->ndim() == 1 || (bias->ndim() == 2 && bias->shape()[0] == 1);
+  if (!row || bias->numel() != m || a.shape()[1] == 0 || bias->dtype() != dtype ||
+      out.dtype() != dtype || a.dtype() != dtype || b.dtype() != dtype) {
+    return nullptr;
+  }
+  const auto& s = out.storage();
+  if (bias->storage() == s || a.storage() == s || b.storage() == s) return nullptr;
+  return Contiguous(Reshape(bias, {m}));
+}
+
 // outputs[0] = beta * bias + alpha * (a @ b); bias (null for none) expands to
 // the output's shape.
 void RunMatmul(OpCall& c, TensorImplPtr a, TensorImplPtr b, const TensorImplPtr& bias,
@@ -841,10 +948,15 @@ void RunMatmul(OpCall& c, TensorImplPtr a, TensorImplPtr b, const TensorImplPtr&
   const bool use_bias = bias && !IsZero(beta);
   if (dtype == DType::kBFloat16) {
     // oneDNN on the bfloat16 operands, accumulated in float32 and rounded once:
-    // straight into a bfloat16 output when there is no bias to add first, else
-    // through a float32 scratch holding the bias.
+    // straight into a bfloat16 output when there is no bias or a row bias that
+    // the primitive adds, else through a float32 scratch holding the bias.
     a = ToDType(a, dtype, false);
     b = ToDType(b, dtype, false);
+    if (TensorImplPtr row = use_bias ? RowBias(bias, *a, *b, *out, dtype, alpha, beta) : nullptr) {
+      if (EpilogueGemm(*a, *b, row.get(), Epilogue{}, *out, /*pack=*/false, /*unpacked=*/true)) {
+        return;
+      }
+    }
     const bool direct = !use_bias && out->dtype() == DType::kBFloat16 &&
                         out->storage() != a->storage() && out->storage() != b->storage();
     TensorImplPtr acc =
@@ -870,6 +982,19 @@ void RunMatmul(OpCall& c, TensorImplPtr a, TensorImplPtr b, const TensorImplPtr&
   if (out->dtype() != dtype || out->storage() == a->storage() || out->storage() == b->storage()) {
     target = TensorImpl::Empty(out->shape(), dtype, out->device());
   }
+  bool pack = true;
+  if (dtype == DType::kFloat32 && use_bias && target == out) {
+    // A row bias is added by the primitive as it writes C (the weight packed
+    // when reused), which also beats sgemm on C holding a copy of the bias
+    // except on small products, where a primitive call costs more.
+    TensorImplPtr row = RowBias(bias, *a, *b, *out, dtype, alpha, beta);
+    if (row && out->numel() * a->shape()[1] >= kMinPackedWork) {
+      if (EpilogueGemm(*a, *b, row.get(), Epilogue{}, *out, /*pack=*/true, /*unpacked=*/true)) {
+        return;
+      }
+      pack = false;  // Get() may have seen B already
+    }
+  }
   if (use_bias && !SameView(*bias, *target)) CopyInto(Expand(bias, target->shape()), target);
   BatchedGemm p = MakeBatchedGemm(*a, *b, *target);
   FoldBatchIntoRows(p);
@@ -882,7 +1007,7 @@ void RunMatmul(OpCall& c, TensorImplPtr a, TensorImplPtr b, const TensorImplPtr&
       using A = GemmAccT<T>;
       const A alpha_v = static_cast<A>(alpha.To<T>());
       const A beta_v = use_bias ? static_cast<A>(beta.To<T>()) : A(0);
-      RunBatchedGemm<T>(p, alpha_v, beta_v, PackableB(p, *b, dtype));
+      RunBatchedGemm<T>(p, alpha_v, beta_v, pack ? PackableB(p, *b, dtype) : nullptr);
     }
   });
   if (target != out) CopyInto(target, out);
@@ -896,6 +1021,60 @@ void AddProductKernel(OpCall& c) {
   RunMatmul(c, c.tensor(1), c.tensor(2), c.tensor(0), c.args[4].scalar(), c.args[3].scalar());
 }
 
+// The oneDNN post-op of each activation a fused linear may end in (the names
+// of ops/defs/linear_nn.cc's fused_linear).
+Epilogue ActivationEpilogue(const std::string& act) {
+  Epilogue ep;
+  if (act == "relu") {
+    ep.act = dnnl::algorithm::eltwise_relu;
+  } else if (act == "gelu") {
+    ep.act = dnnl::algorithm::eltwise_gelu_erf;
+  } else if (act == "gelu_tanh") {
+    ep.act = dnnl::algorithm::eltwise_gelu_tanh;
+  } else if (act == "silu") {
+    ep.act = dnnl::algorithm::eltwise_swish;
+    ep.act_alpha = 1.0f;
+  } else if (act == "sigmoid") {
+    ep.act = dnnl::algorithm::eltwise_logistic;
+  } else if (act == "tanh") {
+    ep.act = dnnl::algorithm::eltwise_tanh;
+  }
+  return ep;
+}
+
+// The activation as an op on its own, for products oneDNN cannot run.
+TensorImplPtr Activate(const TensorImplPtr& h, const std::string& act) {
+  if (act == "none") return h;
+  if (act == "gelu") return Call("gelu", {h, std::string("none")});
+  if (act == "gelu_tanh") return Call("gelu", {h, std::string("tanh")});
+  return Call(act, {h});  // relu, silu, sigmoid, tanh
+}
+
+// _fused_linear_act(input [n, k], weight [m, k], bias [m]?, activation) =
+// act(input @ weight^T + bias): float32 and bfloat16 in one primitive whose
+// epilogue adds the bias and applies the activation as it writes C (the
+// weight packed when reused, as for mm), other types composed.
+void FusedLinearActKernel(OpCall& c) {
+  const TensorImplPtr& out = c.outputs[0];
+  if (out->numel() == 0) return;
+  const DType dtype = c.compute_dtype;
+  TensorImplPtr x = ToDType(c.tensor(0), dtype, false);
+  TensorImplPtr wt = Transpose(ToDType(c.tensor(1), dtype, false), 0, 1);
+  TensorImplPtr bias = c.has(2) ? Contiguous(ToDType(c.tensor(2), dtype, false)) : nullptr;
+  const std::string& act = c.args[3].str();
+  const auto& s = out->storage();
+  const bool fusable = (dtype == DType::kFloat32 || dtype == DType::kBFloat16) &&
+                       out->dtype() == dtype && x->shape()[1] > 0 && x->storage() != s &&
+                       wt->storage() != s && (!bias || bias->storage() != s);
+  if (fusable && EpilogueGemm(*x, *wt, bias.get(), ActivationEpilogue(act), *out,
+                              /*pack=*/dtype == DType::kFloat32, /*unpacked=*/true)) {
+    return;
+  }
+  GradModeGuard no_grad(false);
+  TensorImplPtr h = bias ? Call("addmm", {bias, x, wt}) : Call("mm", {x, wt});
+  CopyInto(Activate(h, act), out);
+}
+
 constexpr DTypeSet kMatmulDTypes = kNumericDTypes;
 OF_KERNEL("matmul", kCPU, kMatmulDTypes, &MatmulKernel);
 OF_KERNEL("mm", kCPU, kMatmulDTypes, &MatmulKernel);
@@ -904,6 +1083,7 @@ OF_KERNEL("mv", kCPU, kMatmulDTypes, &MatmulKernel);
 OF_KERNEL("dot", kCPU, kMatmulDTypes, &MatmulKernel);
 OF_KERNEL_WITH_INPLACE("addmm", kCPU, kMatmulDTypes, &AddProductKernel);
 OF_KERNEL_WITH_INPLACE("baddbmm", kCPU, kMatmulDTypes, &AddProductKernel);
+OF_KERNEL("_fused_linear_act", kCPU, kFloatingDTypes, &FusedLinearActKernel);
 
 }  // namespace
 }  // namespace cpu

@@ -5,7 +5,16 @@
 // addmm (w^T is a view; sgemm reads it transposed). bilinear(x1, x2, w, b) =
 // sum_ij x1[..., i] w[o, i, j] x2[..., j] + b[o]: one matmul of x1 with w laid
 // out as [in1, out * in2], then a product with x2 summed over in2.
+//
+// fused_linear(x, w, b, activation) = act(x @ w^T + b) in one kernel: the
+// product's epilogue adds the bias and applies the activation as it writes the
+// output (oneDNN post-ops, ops/cpu/matmul_kernels.cc), so the output is
+// written once instead of three times. OneFlow's fused_matmul_bias and
+// fused_mlp (ReLU between layers) are built on it.
 
+#include <string>
+
+#include "core/framework/grad_mode.h"
 #include "core/runtime/view_ops.h"
 #include "ops/defs/common.h"
 
@@ -110,6 +119,160 @@ OF_OP("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) 
       TensorImplPtr y = Call("sum.dim", {Mul(t, Call("unsqueeze", {c, 1})), DimVector{2}, false});
       if (b) y = Add(y, b);
       call.outputs = {Call("reshape", {y, out_shape})};
+    });
+
+// ---- fused linear layers ---------------------------------------------------------
+
+bool IsFusedActivation(const std::string& a) {
+  return a == "none" || a == "relu" || a == "gelu" || a == "gelu_tanh" || a == "silu" ||
+         a == "sigmoid" || a == "tanh";
+}
+
+// Activations whose gradient needs the pre-activation (the others take it from
+// the output).
+bool NeedsPreActivation(const std::string& a) {
+  return a == "gelu" || a == "gelu_tanh" || a == "silu";
+}
+
+void CheckFusedActivation(const char* op, const std::string& a) {
+  OF_CHECK(IsFusedActivation(a), RuntimeError, op,
+           "(): activation must be one of 'none', 'relu', 'gelu', 'gelu_tanh', 'silu', "
+           "'sigmoid', 'tanh', but got '",
+           a, "'");
+}
+
+// input [n, k], weight [m, k], bias [m] or none, all of one floating dtype.
+void InferFusedLinearAct(OpCall& call) {
+  const TensorImplPtr &x = call.tensor(0), &w = call.tensor(1);
+  const TensorImplPtr b = call.has(2) ? call.tensor(2) : nullptr;
+  OF_CHECK(x->ndim() == 2 && w->ndim() == 2, RuntimeError,
+           "_fused_linear_act(): expected a 2-D input and a 2-D weight, but got input of size ",
+           ShapeToString(x->shape()), " and weight of size ", ShapeToString(w->shape()));
+  OF_CHECK(x->shape()[1] == w->shape()[1], RuntimeError,
+           "_fused_linear_act(): input and weight shapes cannot be multiplied (", Dims(x->shape()),
+           " and ", Dims({w->shape()[1], w->shape()[0]}), ")");
+  OF_CHECK(!b || (b->ndim() == 1 && b->shape()[0] == w->shape()[0]), RuntimeError,
+           "_fused_linear_act(): expected a bias of size [", w->shape()[0], "], but got ",
+           ShapeToString(b->shape()));
+  OF_CHECK(x->dtype() == w->dtype() && (!b || b->dtype() == x->dtype()), RuntimeError,
+           "_fused_linear_act(): expected input, weight and bias of one dtype, but got ",
+           DTypeName(x->dtype()), ", ", DTypeName(w->dtype()),
+           b ? std::string(" and ") + DTypeName(b->dtype()) : std::string());
+  CheckFusedActivation("_fused_linear_act", call.args[3].str());
+  call.compute_dtype = x->dtype();
+  call.out_meta = {{DimVector{x->shape()[0], w->shape()[0]}, x->dtype()}};
+}
+
+TensorList FusedLinearActGrad(BackwardCtx& c) {
+  const TensorImplPtr &x = c.input(0), &w = c.input(1);
+  const bool has_bias = c.saved_inputs[2].defined();
+  const std::string act = c.arg(3).str();
+  const TensorImplPtr g = c.grad(), y = c.output(0);
+  TensorImplPtr gh;  // the gradient of the pre-activation
+  if (act == "none") {
+    gh = g;
+  } else if (act == "relu") {
+    gh = Call("where", {Call("gt", {y, Num(0)}), g, Num(0)});
+  } else if (act == "sigmoid") {
+    gh = Mul(g, Mul(y, Sub(Num(1), y)));
+  } else if (act == "tanh") {
+    gh = Mul(g, Sub(Num(1), Mul(y, y)));
+  } else {
+    // gelu and silu: the pre-activation, recomputed (fused_linear keeps it
+    // instead when it records a graph).
+    TensorImplPtr h = Call("_fused_linear_act",
+                           {x, w, has_bias ? Value(c.input(2)) : Value(), std::string("none")});
+    const std::string kind = act == "silu" ? "silu" : "gelu";
+    const double p0 = act == "gelu" ? 0.0 : 1.0;
+    gh = Call("activation_backward", {g, h, kind, p0, 0.0, 0.0});
+  }
+  TensorList grads(has_bias ? 3 : 2);
+  if (c.needs_grad[0]) grads[0] = Call("mm", {gh, w});
+  if (c.needs_grad[1]) grads[1] = Call("mm", {Call("t", {gh}), x});
+  if (has_bias && c.needs_grad[2]) grads[2] = Call("sum.dim", {gh, DimVector{0}, false});
+  return grads;
+}
+
+OF_OP("_fused_linear_act(Tensor input, Tensor weight, Tensor? bias, str activation) -> Tensor")
+    .Infer(InferFusedLinearAct)
+    .Backward(FusedLinearActGrad);
+
+OF_OP(
+    "fused_linear(Tensor input, Tensor weight, Tensor? bias=None, str activation='none') -> "
+    "Tensor")
+    .Composite([](OpCall& call) {
+      const TensorImplPtr &x = call.tensor(0), &w = call.tensor(1);
+      const TensorImplPtr b = call.has(2) ? call.tensor(2) : nullptr;
+      const std::string& act = call.args[3].str();
+      CheckFusedActivation("fused_linear", act);
+      OF_CHECK(x->ndim() >= 1 && w->ndim() == 2, RuntimeError,
+               "fused_linear(): expected an input of at least 1 dim and a 2-D weight, but got "
+               "input of size ",
+               ShapeToString(x->shape()), " and weight of size ", ShapeToString(w->shape()));
+      const int64_t in = x->shape().back(), out = w->shape()[0];
+      OF_CHECK(in == w->shape()[1], RuntimeError,
+               "fused_linear(): input and weight shapes cannot be multiplied (", Dims(x->shape()),
+               " and ", Dims({w->shape()[1], out}), ")");
+      OF_CHECK(!b || (b->ndim() == 1 && b->shape()[0] == out), RuntimeError,
+               "fused_linear(): expected a bias of size [", out, "], but got ",
+               ShapeToString(b->shape()));
+      DimVector out_shape(x->shape().begin(), x->shape().end() - 1);
+      out_shape.push_back(out);
+      int64_t rows = 1;
+      for (size_t d = 0; d + 1 < x->shape().size(); ++d) rows *= x->shape()[d];
+      TensorImplPtr x2 = Call("reshape", {x, DimVector{rows, in}});
+      const Value bias = b ? Value(b) : Value();
+      const bool records = GradMode::is_enabled() &&
+                           (x->requires_grad() || w->requires_grad() || (b && b->requires_grad()));
+      TensorImplPtr y;
+      if (records && NeedsPreActivation(act)) {
+        // Training keeps the pre-activation for the activation's gradient
+        // rather than recompute the product in backward.
+        TensorImplPtr h = Call("_fused_linear_act", {x2, w, bias, std::string("none")});
+        y = act == "silu" ? Call("silu", {h})
+                          : Call("gelu", {h, std::string(act == "gelu" ? "none" : "tanh")});
+      } else {
+        y = Call("_fused_linear_act", {x2, w, bias, act});
+      }
+      call.outputs = {Call("reshape", {y, out_shape})};
+    });
+
+// OneFlow's fused_matmul_bias: x @ weight^T + bias (+ _add_to_output, a
+// residual of the output's shape).
+OF_OP(
+    "fused_matmul_bias(Tensor x, Tensor weight, Tensor bias, Tensor? _add_to_output=None) -> "
+    "Tensor")
+    .Composite([](OpCall& call) {
+      TensorImplPtr y = Call("fused_linear",
+                             {call.tensor(0), call.tensor(1), call.tensor(2), std::string("none")});
+      if (call.has(3)) {
+        const TensorImplPtr& r = call.tensor(3);
+        OF_CHECK(r->shape() == y->shape(), RuntimeError,
+                 "fused_matmul_bias(): _add_to_output must have the output's size ",
+                 ShapeToString(y->shape()), ", but got ", ShapeToString(r->shape()));
+        y = Add(y, r);
+      }
+      call.outputs = {y};
+    });
+
+// OneFlow's fused_mlp: layers x = relu(x @ weights[i]^T + biases[i]), the last
+// one without the relu when skip_final_activation.
+OF_OP(
+    "fused_mlp(Tensor x, Tensor[] weights, Tensor[] biases, bool skip_final_activation) -> "
+    "Tensor")
+    .Composite([](OpCall& call) {
+      const TensorList& ws = call.args[1].tensors();
+      const TensorList& bs = call.args[2].tensors();
+      OF_CHECK(!ws.empty() && ws.size() == bs.size(), RuntimeError,
+               "fused_mlp(): expected as many biases as weights (at least one), but got ",
+               ws.size(), " weights and ", bs.size(), " biases");
+      const bool skip = call.args[3].to_bool();
+      TensorImplPtr x = call.tensor(0);
+      for (size_t i = 0; i < ws.size(); ++i) {
+        const bool last = i + 1 == ws.size();
+        x = Call("fused_linear", {x, ws[i], bs[i], std::string(last && skip ? "none" : "relu")});
+      }
+      call.outputs = {x};
     });
 
 }  // namespace
