@@ -5,6 +5,7 @@
 #include "core/framework/dispatch.h"
 #include "core/framework/grad_mode.h"
 #include "core/runtime/error.h"
+#include "core/runtime/tensor_ops.h"
 
 namespace oneflow {
 namespace {
@@ -47,13 +48,37 @@ void Node::RunOutputHooks(TensorList& grads) {
 
 namespace {
 
-// True when `g` is the only reference to its memory, owns exactly that memory,
-// and is laid out like `leaf` (so .grad can take it over without a copy).
+// True when nothing but `g` can reach its memory, which it covers exactly,
+// laid out like `leaf`: .grad can take it over without a copy. `g` may be a
+// view whose base only it holds (the transpose of a product: a Linear
+// weight's gradient).
 bool IsPrivateDenseBuffer(const TensorImplPtr& g, const TensorImpl& leaf) {
-  return g.use_count() == 1 && g->storage().use_count() == 1 && !g->grad_fn() && !g->view_base() &&
-         g->storage_offset() == 0 && g->shape() == leaf.shape() && g->stride() == leaf.stride() &&
-         g->dtype() == leaf.dtype() && IsNonOverlappingAndDense(g->shape(), g->stride()) &&
+  if (g.use_count() != 1 || g->grad_fn()) return false;
+  long holders = 1;  // of the storage: g, and its base when g is a view
+  if (const TensorImplPtr& base = g->view_base()) {
+    if (base.use_count() != 1 || base->view_base() || base->grad_fn() ||
+        base->storage() != g->storage()) {
+      return false;
+    }
+    holders = 2;
+  }
+  return g->storage().use_count() == holders && g->storage_offset() == 0 &&
+         g->shape() == leaf.shape() && g->stride() == leaf.stride() && g->dtype() == leaf.dtype() &&
+         IsNonOverlappingAndDense(g->shape(), g->stride()) &&
          g->storage()->nbytes() == static_cast<size_t>(g->numel() * g->itemsize());
+}
+
+// A copy of `g` laid out like `leaf` when the leaf is dense (PyTorch's
+// gradient layout contract: a channels_last weight gets a channels_last
+// .grad), else like `g`.
+TensorImplPtr CopyForLeaf(const TensorImplPtr& g, const TensorImplPtr& leaf) {
+  if (g->stride() == leaf->stride() || !IsNonOverlappingAndDense(leaf->shape(), leaf->stride())) {
+    return Call("clone", {g->Detach()});
+  }
+  TensorImplPtr out =
+      TensorImpl::EmptyStrided(leaf->shape(), leaf->stride(), g->dtype(), g->device());
+  CopyInto(g, out);
+  return out;
 }
 
 }  // namespace
@@ -67,9 +92,11 @@ TensorList AccumulateGrad::Apply(TensorList&& grads) {
     if (GradMode::is_enabled()) {
       meta.grad = g;  // building a higher-order graph: keep the gradient's history
     } else if (IsPrivateDenseBuffer(g, *leaf)) {
-      meta.grad = g;  // nobody else can see this memory: keep it instead of copying
+      // Nobody else can see this memory: keep it instead of copying (as a
+      // tensor of its own, not a view of a base nobody holds).
+      meta.grad = g->view_base() ? g->DetachUntracked() : g;
     } else {
-      meta.grad = Call("clone", {g->Detach()});
+      meta.grad = CopyForLeaf(g, leaf);
     }
   } else if (GradMode::is_enabled()) {
     meta.grad = Call("add", {meta.grad, g});

@@ -286,3 +286,31 @@ def test_clone_of_a_transposed_tensor_keeps_layout_and_values():
     p = flow.from_numpy(np.arange(24, dtype=np.float32).reshape(2, 3, 4)).permute(2, 0, 1)
     np.testing.assert_array_equal(p.clone().numpy(), p.numpy())
     np.testing.assert_array_equal(p.contiguous().numpy(), p.numpy())
+
+
+def test_grad_layout_follows_the_leaf_as_in_torch():
+    """PyTorch's gradient layout contract: .grad is laid out like its (dense) parameter."""
+    x = np.random.default_rng(0).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    for m in (flow, torch):
+        w = m.tensor(x).to(memory_format=m.channels_last).requires_grad_()
+        (w.contiguous() * 2).sum().backward()  # the gradient arrives contiguous
+        assert w.grad.is_contiguous(memory_format=m.channels_last), m.__name__
+        assert w.grad.stride() == w.stride()
+        np.testing.assert_array_equal(w.grad.numpy(), np.full_like(x, 2))
+
+
+def test_linear_weight_grad_is_taken_over_and_independent():
+    """A Linear weight's gradient (the transpose of a fresh product) becomes .grad without a copy;
+    it is a tensor of its own: writing it changes nothing else, and a second backward adds to it."""
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal((6, 4)).astype(np.float32), rng.standard_normal((5, 4)).astype(np.float32)
+    fw, tw = flow.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+    for m, t in ((flow, fw), (torch, tw)):
+        m.nn.functional.linear(m.tensor(x), t).sum().backward()
+    assert fw.grad.is_contiguous() and fw.grad.stride() == (4, 1)
+    np.testing.assert_allclose(fw.grad.numpy(), tw.grad.numpy(), rtol=1e-6)
+    first = fw.grad.numpy().copy()
+    flow.nn.functional.linear(flow.tensor(x), fw).sum().backward()
+    np.testing.assert_allclose(fw.grad.numpy(), 2 * first, rtol=1e-6)
+    fw.grad.zero_()
+    assert float(fw.detach().abs().sum()) > 0 and float(fw.grad.abs().sum()) == 0
