@@ -25,13 +25,12 @@ struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
   BFloat16(float f) {  // NOLINT: implicit like a builtin float type.
+    // Rounded to nearest even; NaN kept quiet with its sign. A select, not a
+    // branch, so that loops converting to bfloat16 vectorize.
     uint32_t u = FloatBits(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) {  // NaN: keep it quiet, keep the sign.
-      bits = static_cast<uint16_t>((u >> 16) | 0x0040u);
-      return;
-    }
-    uint32_t rounding = 0x7fffu + ((u >> 16) & 1u);
-    bits = static_cast<uint16_t>((u + rounding) >> 16);
+    uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    uint32_t quiet_nan = (u >> 16) | 0x0040u;
+    bits = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
   }
   operator float() const { return BitsToFloat(static_cast<uint32_t>(bits) << 16); }  // NOLINT
 };

@@ -1,6 +1,7 @@
 """Parity rows for views, copies and conversions (ops/defs/views.cc)."""
 
 import pytest
+import parity
 from parity import OpCase, run_case
 
 ALL = ("float32", "float64", "int64", "bool")
@@ -42,3 +43,26 @@ def _setitem(x, y):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_parity(case):
     assert run_case(case) > 0
+
+
+_BF16_CAST_SCRIPT = r"""
+import numpy as np, torch, oneflow as flow
+rng = np.random.default_rng(0)
+special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, -np.nan, 3.4028235e38, -3.4028235e38,
+                    1e-40, -1e-40, 1.0039062, 1.0117188, 1.00390625 + 2**-20], dtype=np.float32)
+bits = rng.integers(0, 2**32, 4099, dtype=np.uint64).astype(np.uint32).view(np.float32)  # NaN payloads too
+for a in (special, bits, rng.standard_normal(100003).astype(np.float32)):
+    back = flow.tensor(a).to(flow.bfloat16).float().numpy()  # bfloat16 -> float32 is exact
+    theirs = torch.tensor(a).to(torch.bfloat16).float().numpy()
+    nan = np.isnan(a)
+    assert np.array_equal(back[~nan].view(np.uint32), theirs[~nan].view(np.uint32)), "rounding differs"
+    assert np.isnan(back[nan]).all() and np.array_equal(np.signbit(back[nan]), np.signbit(a[nan]))
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("isa", parity.ISAS)
+def test_float_to_bfloat16_cast_on_each_isa(isa):
+    """The vectorized float32 -> bfloat16 conversion rounds to nearest even as torch does and keeps
+    NaNs NaN (sign kept) with every instruction set's copy."""
+    parity.assert_script_passes_on_isa(_BF16_CAST_SCRIPT, isa)
