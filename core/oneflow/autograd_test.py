@@ -314,3 +314,17 @@ def test_linear_weight_grad_is_taken_over_and_independent():
     np.testing.assert_allclose(fw.grad.numpy(), 2 * first, rtol=1e-6)
     fw.grad.zero_()
     assert float(fw.detach().abs().sum()) > 0 and float(fw.grad.abs().sum()) == 0
+
+
+def test_relu_gradient_passes_where_the_output_is_nan_like_torch():
+    """relu's gradient is torch's threshold_backward(g, out, 0): out <= 0 ? 0 : g, so a NaN output
+    lets the gradient through."""
+    x = np.array([np.nan, -1.0, 0.0, 2.0], dtype=np.float32)
+    g = np.array([3.0, np.nan, 5.0, 7.0], dtype=np.float32)
+    grads = []
+    for m in (flow, torch):
+        t = m.tensor(x, requires_grad=True)
+        m.relu(t).backward(m.tensor(g))
+        grads.append(t.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    np.testing.assert_array_equal(grads[0], [3.0, 0.0, 0.0, 7.0])

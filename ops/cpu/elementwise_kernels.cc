@@ -547,12 +547,30 @@ namespace oneflow {
 namespace cpu {
 namespace {
 
+// cond ? a : b on the bits, without a branch: masks of random signs (relu's
+// gradient) would mispredict half the time, and the select vectorizes.
+template <typename A>
+inline A Select(bool cond, A a, A b) {
+  using U = std::conditional_t<
+      sizeof(A) == 1, uint8_t,
+      std::conditional_t<sizeof(A) == 2, uint16_t,
+                         std::conditional_t<sizeof(A) == 4, uint32_t, uint64_t>>>;
+  static_assert(sizeof(A) == sizeof(U), "where: no select for this type");
+  U ua, ub;
+  std::memcpy(&ua, &a, sizeof(A));
+  std::memcpy(&ub, &b, sizeof(A));
+  const U mask = static_cast<U>(U(0) - static_cast<U>(cond));
+  const U r = static_cast<U>((ua & mask) | (ub & static_cast<U>(~mask)));
+  A out;
+  std::memcpy(&out, &r, sizeof(A));
+  return out;
+}
+
 void WhereKernel(OpCall& c) {
   DispatchAll(c.compute_dtype, "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using A = AccT<T>;
     TernaryLoop<T, T, bool>(*c.tensor(0), *c.tensor(1), *c.tensor(2), *c.outputs[0],
-                            [](bool cond, A a, A b) { return cond ? a : b; });
+                            [](bool cond, T a, T b) { return Select<T>(cond, a, b); });
   });
 }
 OF_KERNEL("where", DeviceType::kCPU, kAllDTypes, &WhereKernel);

@@ -271,13 +271,23 @@ void TernaryLoop(const TensorImpl& a, const TensorImpl& b, const TensorImpl& c, 
     const In* pb = reinterpret_cast<const In*>(b.data());
     const In* pc = reinterpret_cast<const In*>(c.data());
     Out* po = reinterpret_cast<Out*>(out.data());
-    ParallelFor(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        po[i] = static_cast<Out>(f(static_cast<AccT<InA>>(pa[i * sa]),
-                                   static_cast<AccT<In>>(pb[i * sb]),
-                                   static_cast<AccT<In>>(pc[i * sc])));
-      }
-    });
+    // The steps (0 or 1) as compile-time constants, so that the loop vectorizes.
+    auto run = [&](auto ka, auto kb, auto kc) {
+      constexpr int64_t ka_v = decltype(ka)::value, kb_v = decltype(kb)::value,
+                        kc_v = decltype(kc)::value;
+      ParallelFor(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          po[i] = static_cast<Out>(f(static_cast<AccT<InA>>(pa[i * ka_v]),
+                                     static_cast<AccT<In>>(pb[i * kb_v]),
+                                     static_cast<AccT<In>>(pc[i * kc_v])));
+        }
+      });
+    };
+    using Zero = std::integral_constant<int64_t, 0>;
+    using One = std::integral_constant<int64_t, 1>;
+    auto pick = [](int64_t s, auto fn) { return s ? fn(One{}) : fn(Zero{}); };
+    pick(sa,
+         [&](auto ka) { pick(sb, [&](auto kb) { pick(sc, [&](auto kc) { run(ka, kb, kc); }); }); });
     return;
   }
   ForEachStrided<3>(out.shape(), {out.data(), a.data(), b.data(), c.data()},

@@ -57,7 +57,11 @@ OF_UNARY_FLOAT(acosh, Div(g, Unary("sqrt", Sub(Mul(x(), x()), Num(1)))));
 OF_UNARY_FLOAT(atanh, Div(g, Sub(Num(1), Mul(x(), x()))));
 OF_UNARY_FLOAT(sigmoid, Mul(g, Mul(out(), Sub(Num(1), out()))));
 // where() rather than a product with the mask, so a NaN gradient at x <= 0 becomes 0 as in PyTorch.
-OF_UNARY_SAME(relu, Call("where", {Call("gt", {out(), Num(0)}), g, Num(0)}));
+// relu's gradient as PyTorch's threshold_backward(g, out, 0): out <= 0 ? 0 : g
+// in one pass (a NaN output passes the gradient; a NaN gradient where relu is
+// off does not).
+OF_UNARY_SAME(relu,
+              Call("activation_backward", {g, out(), std::string("threshold"), 0.0, 0.0, 0.0}));
 OF_UNARY_FLOAT(erf, Mul(g, Mul(Num(2.0 / std::sqrt(kPi)), Unary("exp", Neg(Mul(x(), x()))))));
 OF_UNARY_FLOAT(erfc, Mul(g, Mul(Num(-2.0 / std::sqrt(kPi)), Unary("exp", Neg(Mul(x(), x()))))));
 OF_UNARY_FLOAT(erfinv, Mul(g, Mul(Num(std::sqrt(kPi) / 2.0), Unary("exp", Mul(out(), out())))));

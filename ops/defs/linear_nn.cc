@@ -172,7 +172,7 @@ TensorList FusedLinearActGrad(BackwardCtx& c) {
   if (act == "none") {
     gh = g;
   } else if (act == "relu") {
-    gh = Call("where", {Call("gt", {y, Num(0)}), g, Num(0)});
+    gh = Call("activation_backward", {g, y, std::string("threshold"), 0.0, 0.0, 0.0});
   } else if (act == "sigmoid") {
     gh = Mul(g, Mul(y, Sub(Num(1), y)));
   } else if (act == "tanh") {
