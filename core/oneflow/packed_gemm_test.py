@@ -243,3 +243,40 @@ def test_packed_copy_of_a_dead_weight_is_freed():
     other = flow.tensor(w)
     flow.fused_linear(x, other, fb)  # a first look at a weight sweeps the dead entries
     assert before - flow.cpu.memory_allocated() >= 2 * w.nbytes - other.numel() * 4
+
+
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_conv_filters_are_packed_and_writes_are_seen(channels_last):
+    """A forward convolution's filters keep their reordered copy while unchanged; every write
+    (in place, copy_, an optimizer step) is seen on the next call."""
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((32, 16, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(32).astype(np.float32)
+    x = rng.standard_normal((2, 16, 14, 14)).astype(np.float32)
+    fx, tx = flow.tensor(x), torch.tensor(x)
+    if channels_last:
+        fx, tx = fx.to(memory_format=flow.channels_last), tx.to(memory_format=torch.channels_last)
+    fw, fb = flow.tensor(w, requires_grad=True), flow.tensor(b)
+
+    def check():
+        with flow.no_grad():
+            ours = flow.nn.functional.conv2d(fx, fw, fb, padding=1).numpy()
+        ref = torch.nn.functional.conv2d(tx, torch.tensor(fw.detach().numpy()), torch.tensor(b), padding=1)
+        np.testing.assert_allclose(ours, ref.numpy(), rtol=1e-4, atol=1e-4)
+
+    flow.fused_linear(flow.ones(48, 80), flow.ones(96, 80))  # sweeps earlier tests' dead weights
+    with flow.no_grad():
+        grown = _packs(lambda: [flow.nn.functional.conv2d(fx, fw, fb, padding=1) for _ in range(3)])
+    assert grown >= w.nbytes  # the reordered filters
+    check()
+    with flow.no_grad():
+        fw.mul_(-0.5)
+    check()
+    with flow.no_grad():
+        fw.copy_(flow.tensor(rng.standard_normal(w.shape).astype(np.float32)))
+    check()
+    opt = flow.optim.SGD([fw], lr=0.5)
+    flow.nn.functional.conv2d(fx, fw, fb, padding=1).sum().backward()
+    opt.step()
+    check()
+    check()

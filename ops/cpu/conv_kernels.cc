@@ -28,7 +28,9 @@
 // channels_last activations and gradients are read and written in place; only
 // the weights are reordered to the primitive's blocked layout. Otherwise it
 // picks its own (blocked) activation layouts and reorders to and from the
-// user's.
+// user's. A forward convolution's weights, used again unchanged (inference),
+// keep their reordered copy (packed_weights.h) instead of being reordered per
+// call.
 
 #include <algorithm>
 #include <cstring>
@@ -40,6 +42,7 @@
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/onednn_cache.h"
+#include "ops/cpu/packed_weights.h"
 #include "ops/defs/common.h"
 
 namespace oneflow {
@@ -563,7 +566,19 @@ bool RunOnednn(Prop prop, const ConvGeometry& g, DType dtype, const TensorImplPt
   const bool s_in = prop != Prop::kBackwardData;
   const bool w_in = prop != Prop::kBackwardWeights;
   const bool d_in = prop != Prop::kForward;
-  dn::ArgMemory sm(e->s, s->data(), s_in), wm(e->w, w->data(), w_in), dm(e->d, d->data(), d_in);
+  // A plain forward convolution's filters are reordered once and reused while
+  // the weight is unchanged (inference; see packed_weights.h).
+  std::shared_ptr<const PackedWeights::Packed> packed_w;
+  if (prop == Prop::kForward && !g.transposed && e->w.needed()) {
+    dn::CacheKey layout;
+    layout.Add(static_cast<int64_t>(dt)).Add(g.groups);
+    dn::AddLayout(layout, l.w_dims, l.w_strides);
+    packed_w = PackedWeightCache().Get(w->storage(), w->data(), layout, e->w.from, e->w.to);
+  }
+  dn::ArgMemory sm(e->s, s->data(), s_in), dm(e->d, d->data(), d_in);
+  dn::ArgMemory wm = packed_w
+                         ? dn::ArgMemory(e->w, packed_w->buffer->data(), dn::ArgMemory::Ready{})
+                         : dn::ArgMemory(e->w, w->data(), w_in);
   sm.In();
   wm.In();
   dm.In();

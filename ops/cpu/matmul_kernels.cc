@@ -16,17 +16,12 @@
 //                       accumulated and written in float32, rounded once.
 //   float16:            converted to float32, computed there and rounded once.
 //
-// Packed weights (float32): a B operand that is a whole matrix of a tensor
-// (Linear's weight, say) and is multiplied again with no write to its storage
-// in between is reordered once into the layout oneDNN's matmul primitive
-// prefers, and kept until its storage is written (Storage::writes(), counted
-// by every in-place op on any view) or the storage dies. Products with a
-// packed B run that primitive: inference with the same weights over and over
-// skips sgemm's per-call packing (1.1x on 512-row products here, up to 2x on
-// few rows). Training writes the weights every step, so its products never
-// pack. Memory exported as NumPy arrays or raw pointers is never packed
-// (writes there cannot be seen). ONEFLOW_PACKED_WEIGHTS_MB bounds the cache
-// (default 1024; 0 turns packing off).
+// Packed weights (float32, see packed_weights.h): a B operand that is a whole
+// matrix of a tensor (Linear's weight, say) and is multiplied again with no
+// write to its storage in between runs oneDNN's matmul primitive on a copy
+// reordered into the layout the primitive prefers: inference with the same
+// weights over and over skips sgemm's per-call packing (1.1x on 512-row
+// products here, up to 2x on few rows).
 //
 // Epilogues: a Linear-style addmm (2-D, one bias row, alpha = beta = 1) runs
 // oneDNN's matmul primitive, which adds the bias as it writes C, instead of
@@ -50,6 +45,7 @@
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/onednn_cache.h"
+#include "ops/cpu/packed_weights.h"
 #include "ops/defs/common.h"
 
 namespace oneflow {
@@ -512,15 +508,7 @@ bool Bf16Gemm(const Gemm2D<BFloat16>& g, void* c, int64_t crs, int64_t ccs, floa
   return true;
 }
 
-// ---- the packed-weight cache (float32) -------------------------------------------
-
-size_t PackedWeightBudget() {
-  static const size_t bytes = [] {
-    const char* env = std::getenv("ONEFLOW_PACKED_WEIGHTS_MB");
-    return (env ? static_cast<size_t>(std::strtoull(env, nullptr, 10)) : size_t{1024}) << 20;
-  }();
-  return bytes;
-}
+// ---- packed weights (float32; see packed_weights.h) -------------------------------
 
 // Packing pays for weights of at least this many elements, in products of at
 // least this many multiply-adds (below, running a primitive costs more than
@@ -528,111 +516,16 @@ size_t PackedWeightBudget() {
 constexpr int64_t kMinPackedWeight = 64 * 64;
 constexpr int64_t kMinPackedWork = int64_t{1} << 18;
 
-class PackedWeights {
- public:
-  struct Packed {
-    dnnl::memory::desc desc;
-    TensorImplPtr buffer;
-  };
-
-  // The packed copy of B (a k x m matrix at `data` with strides (rs, cs) in
-  // `storage`) in layout `want`, or null when B should be used as it is:
-  // the first time B is seen at its storage's current write count it is only
-  // remembered (most operands are used once); the second time it is packed.
-  std::shared_ptr<const Packed> Get(const std::shared_ptr<Storage>& storage, const float* data,
-                                    int64_t k, int64_t m, int64_t rs, int64_t cs,
-                                    const dnnl::memory::desc& want) {
-    if (PackedWeightBudget() == 0 || storage->external()) return nullptr;
-    const int64_t writes = storage->writes();
-    onednn::CacheKey key;
-    key.Add(reinterpret_cast<int64_t>(storage.get()))
-        .Add(reinterpret_cast<int64_t>(data))
-        .Add(k)
-        .Add(m)
-        .Add(rs)
-        .Add(cs);
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = index_.find(key);
-    if (it != index_.end()) {
-      Entry& e = *it->second;
-      if (e.storage.lock() == storage && e.writes == writes) {
-        lru_.splice(lru_.begin(), lru_, it->second);
-        if (e.packed && e.packed->desc == want) return e.packed;
-        bytes_ -= e.bytes;
-        std::shared_ptr<const Packed> packed = Pack(data, k, m, rs, cs, want);
-        e.packed = packed;
-        e.bytes = want.get_size();
-        bytes_ += e.bytes;
-        Trim();  // may drop `e` itself when one weight exceeds the budget
-        return packed;
-      }
-      Drop(it);  // written since, or another storage at a reused address
-    }
-    lru_.push_front(Entry{key, storage, writes, nullptr, 0});
-    index_.emplace(key, lru_.begin());
-    Trim();
-    return nullptr;
-  }
-
- private:
-  struct Entry {
-    onednn::CacheKey key;
-    std::weak_ptr<Storage> storage;
-    int64_t writes;
-    std::shared_ptr<const Packed> packed;
-    size_t bytes;
-  };
-  using List = std::list<Entry>;
-
-  static std::shared_ptr<const Packed> Pack(const float* data, int64_t k, int64_t m, int64_t rs,
-                                            int64_t cs, const dnnl::memory::desc& want) {
-    auto packed = std::make_shared<Packed>();
-    packed->desc = want;
-    packed->buffer =
-        TensorImpl::Empty({static_cast<int64_t>(want.get_size())}, DType::kUInt8, Device{});
-    const auto& eng = onednn::Engine();
-    const dnnl::memory::desc user = MatrixDesc(k, m, rs, cs, dnnl::memory::data_type::f32);
-    onednn::Reorder reorder(user, want);
-    dnnl::memory from(user, eng, const_cast<float*>(data));
-    dnnl::memory to(want, eng, packed->buffer->data());
-    if (reorder.needed()) {
-      reorder.Run(from, to);
-    } else {
-      std::memcpy(packed->buffer->data(), data, want.get_size());
-    }
-    return packed;
-  }
-
-  void Drop(
-      std::unordered_map<onednn::CacheKey, List::iterator, onednn::CacheKeyHash>::iterator it) {
-    bytes_ -= it->second->bytes;
-    lru_.erase(it->second);
-    index_.erase(it);
-  }
-
-  // Forgets entries whose storage died (their packed copies are freed at
-  // once), then keeps the packed bytes within the budget, least recently used
-  // first.
-  void Trim() {
-    for (auto it = lru_.begin(); it != lru_.end();) {
-      auto next = std::next(it);
-      if (it->storage.expired()) Drop(index_.find(it->key));
-      it = next;
-    }
-    while (!lru_.empty() && (bytes_ > PackedWeightBudget() || lru_.size() > 4096)) {
-      Drop(index_.find(lru_.back().key));
-    }
-  }
-
-  std::mutex mu_;
-  List lru_;
-  std::unordered_map<onednn::CacheKey, List::iterator, onednn::CacheKeyHash> index_;
-  size_t bytes_ = 0;
-};
-
-PackedWeights& PackedWeightCache() {
-  static auto* cache = new PackedWeights();
-  return *cache;
+// The packed copy of a k x m float32 B with strides (rs, cs) in layout `want`
+// (null: use B as it is).
+std::shared_ptr<const PackedWeights::Packed> PackedB(const std::shared_ptr<Storage>& storage,
+                                                     const float* b, int64_t k, int64_t m,
+                                                     int64_t rs, int64_t cs,
+                                                     const dnnl::memory::desc& want) {
+  onednn::CacheKey layout;
+  layout.Add(k).Add(m).Add(rs).Add(cs);
+  return PackedWeightCache().Get(storage, b, layout,
+                                 MatrixDesc(k, m, rs, cs, dnnl::memory::data_type::f32), want);
 }
 
 // C = alpha A @ B + beta C through the packed copy of B when B has one (see
@@ -643,7 +536,7 @@ bool PackedGemm(const Gemm2D<float>& g, const std::shared_ptr<Storage>& b_storag
   auto prim = GetMatmulPrim(dnnl::memory::data_type::f32, g.n, g.m, g.k, g.ars, g.acs, 0, 0, g.crs,
                             g.ccs, /*packed_b=*/true, alpha, beta, dnnl::memory::data_type::f32);
   if (!prim) return false;
-  auto packed = PackedWeightCache().Get(b_storage, g.b, g.k, g.m, g.brs, g.bcs, prim->b);
+  auto packed = PackedB(b_storage, g.b, g.k, g.m, g.brs, g.bcs, prim->b);
   if (!packed) return false;
   RunMatmulPrim(*prim, g.a, packed->buffer->data(), g.c);
   return true;
@@ -671,8 +564,8 @@ bool EpilogueGemm(const TensorImpl& a, const TensorImpl& b, const TensorImpl* bi
     auto prim =
         GetMatmulPrim(dt, n, m, k, ars, acs, 0, 0, crs, ccs, /*packed_b=*/true, 1.0f, 0.0f, dt, ep);
     if (prim) {
-      auto packed = PackedWeightCache().Get(b.storage(), reinterpret_cast<const float*>(b.data()),
-                                            k, m, b.stride()[0], b.stride()[1], prim->b);
+      auto packed = PackedB(b.storage(), reinterpret_cast<const float*>(b.data()), k, m,
+                            b.stride()[0], b.stride()[1], prim->b);
       if (packed) {
         RunMatmulPrim(*prim, a.data(), packed->buffer->data(), out.data(), bias_data);
         return true;

@@ -265,13 +265,19 @@ class ArgMemory {
     user_ = dnnl::memory(is_input ? r.from : r.to, Engine(), user_data);
     prim_ = r.needed() ? Scratch(is_input ? r.to : r.from, &scratch_) : user_;
   }
+  // An input already in the primitive's layout at `prim_data` (a packed
+  // weight, see packed_weights.h): In() and Out() do nothing.
+  struct Ready {};
+  ArgMemory(const Reorder& r, const void* prim_data, Ready) : reorder_(nullptr), input_(true) {
+    prim_ = dnnl::memory(r.to, Engine(), const_cast<void*>(prim_data));
+  }
   // Reorders an input into the primitive's layout (no-op when not needed).
   void In() {
-    if (input_ && reorder_->needed()) reorder_->Run(user_, prim_);
+    if (reorder_ && input_ && reorder_->needed()) reorder_->Run(user_, prim_);
   }
   // Reorders an output back into the user's buffer (no-op when not needed).
   void Out() {
-    if (!input_ && reorder_->needed()) reorder_->Run(prim_, user_);
+    if (reorder_ && !input_ && reorder_->needed()) reorder_->Run(prim_, user_);
   }
   const dnnl::memory& mem() const { return prim_; }
 
