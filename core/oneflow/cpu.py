@@ -2,13 +2,15 @@
 
 The names follow ``torch.cuda``'s memory API. Tensor storage on the CPU comes from a caching
 allocator: a request of ``n`` bytes is rounded up to :func:`allocation_size` ``(n)`` (a multiple
-of 64 bytes, at least 64; above 64 KiB, the next of four size classes per power of two, at most
-25% slack) and every byte count here is in those rounded sizes. Blocks above 64 KiB are mapped
-from the OS and, when freed, kept in a cache for the next request of the same size class instead
-of being returned (which would make the next tensor page-fault all its memory in again); a
-request with no cached block of its class takes the smallest cached block of at most twice its
-size and returns that block's tail to the OS, rather than mapping new memory. Smaller
-blocks go to glibc's arenas, which keep small blocks themselves.
+of 64 bytes, at least 64; above 64 KiB, a multiple of 4 KiB pages) and every byte count here is
+in those rounded sizes. Blocks above 64 KiB are carved out of large ranges of reserved address
+space, of which only the blocks' pages are committed. A freed block stays committed (cached) for
+later requests instead of being returned to the OS (which would make the next tensor there
+page-fault all its memory in again); it merges with cached neighbours, and a request takes the
+smallest cached range that fits and splits it, so memory freed by tensors of one size serves
+tensors of other sizes. Only when no cached range fits is fresh memory committed, growing a cached
+range that borders uncommitted space where possible. Smaller blocks go to glibc's arenas, which
+keep small blocks themselves.
 
 The cache holds at most ``ONEFLOW_CPU_CACHE_LIMIT_MB`` MiB (environment variable read at import;
 default 8192, ``0`` disables caching); :func:`set_cache_limit` changes the bound at run time and
@@ -55,7 +57,9 @@ def memory_stats(device: Any = None) -> dict[str, int]:
     bytes obtained from / returned to the system), ``"allocation.all.{current,peak,allocated,
     freed}"`` (block counts), ``"num_alloc_retries"``, ``"num_ooms"``, ``"num_device_alloc"``,
     ``"num_device_free"``, and oneflow's ``"cached_bytes.all.current"``, ``"num_cache_hits"`` and
-    ``"cache_limit_bytes"``.
+    ``"cache_limit_bytes"``. ``num_cache_hits`` counts large allocations served from cached
+    memory alone; ``num_device_alloc`` / ``num_device_free`` count commits and returns of large
+    ranges plus glibc's small blocks.
 
     Args:
         device: ignored apart from validation (``None`` or ``"cpu"``).
