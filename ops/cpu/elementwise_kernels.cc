@@ -557,12 +557,12 @@ inline A Select(bool cond, A a, A b) {
                          std::conditional_t<sizeof(A) == 4, uint32_t, uint64_t>>>;
   static_assert(sizeof(A) == sizeof(U), "where: no select for this type");
   U ua, ub;
-  std::memcpy(&ua, &a, sizeof(A));
-  std::memcpy(&ub, &b, sizeof(A));
+  std::memcpy(&ua, static_cast<const void*>(&a), sizeof(A));
+  std::memcpy(&ub, static_cast<const void*>(&b), sizeof(A));
   const U mask = static_cast<U>(U(0) - static_cast<U>(cond));
   const U r = static_cast<U>((ua & mask) | (ub & static_cast<U>(~mask)));
   A out;
-  std::memcpy(&out, &r, sizeof(A));
+  std::memcpy(static_cast<void*>(&out), &r, sizeof(A));
   return out;
 }
 
