@@ -285,3 +285,21 @@ def test_resnet50_channels_last_matches_nchw(train):
     if not train:  # (through 50 training-mode batch_norms of a 2-image batch the gradient is chaotic)
         np.testing.assert_allclose(model[0].weight.grad.numpy(), ref_grad.numpy(), rtol=1e-3, atol=1e-3)
     assert model[0].weight.grad.is_contiguous(memory_format=flow.channels_last)
+
+
+@pytest.mark.parametrize("act", ["relu", "gelu", "silu", "hardtanh"])
+def test_activations_keep_channels_last_forward_and_backward(act):
+    """Activations and their gradients map channels_last operands in place (no row-major copies):
+    same values and strides as torch."""
+    x = np.random.default_rng(3).standard_normal((2, 5, 4, 3)).astype(np.float32)
+    g = np.random.default_rng(4).standard_normal((2, 5, 4, 3)).astype(np.float32)
+    results = []
+    for m in (flow, torch):
+        t = m.tensor(x).to(memory_format=m.channels_last).requires_grad_()
+        y = getattr(m.nn.functional, act)(t)
+        y.backward(m.tensor(g).to(memory_format=m.channels_last))
+        results.append((y.detach().numpy(), t.grad.numpy(), y.stride(), t.grad.stride()))
+    (y0, g0, ys0, gs0), (y1, g1, ys1, gs1) = results
+    np.testing.assert_allclose(y0, y1, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(g0, g1, rtol=1e-5, atol=1e-6)
+    assert ys0 == ys1 and gs0 == gs1

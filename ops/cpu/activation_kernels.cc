@@ -206,16 +206,24 @@ bool IsOneValue(const TensorImpl& t) {
   return true;
 }
 
-// Runs the formula over tensors a (and b) into c.outputs[0]; a non-contiguous
-// output (an in-place op on a strided view) is computed aside and copied in.
+// Runs the formula over tensors a (and b) into c.outputs[0]. Operands laid out
+// densely like the output (contiguous, channels_last, ...) are mapped in
+// memory order as they are; others are made row-major first, and an output
+// that is not dense (an in-place op on a strided view) is computed aside and
+// copied in.
 void RunFormula(OpCall& c, Kind kind, Mode mode, const Params& p, TensorImplPtr a,
                 TensorImplPtr b) {
   const TensorImplPtr& out = c.outputs[0];
   const bool a_is_one_value = b && out->numel() > 1 && IsOneValue(*a);
-  if (!a_is_one_value) a = DenseAs(a, out->shape());
-  if (b) b = DenseAs(b, out->shape());
-  TensorImplPtr dst =
-      out->is_contiguous() ? out : TensorImpl::Empty(out->shape(), out->dtype(), out->device());
+  const bool in_place_layout = IsNonOverlappingAndDense(out->shape(), out->stride()) &&
+                               (a_is_one_value || SameDenseLayout(*a, *out)) &&
+                               (!b || SameDenseLayout(*b, *out));
+  TensorImplPtr dst = out;
+  if (!in_place_layout) {
+    if (!a_is_one_value) a = DenseAs(a, out->shape());
+    if (b) b = DenseAs(b, out->shape());
+    if (!out->is_contiguous()) dst = TensorImpl::Empty(out->shape(), out->dtype(), out->device());
+  }
   MapDense(
       c.compute_dtype, dst->numel(), dst->data(), a->data(), b ? b->data() : nullptr,
       [&](int64_t n, float* o, const float* x, const float* y) {
