@@ -880,8 +880,8 @@ void RunMatmul(OpCall& c, TensorImplPtr a, TensorImplPtr b, const TensorImplPtr&
     // A row bias is added by the primitive as it writes C (the weight packed
     // when reused), which also beats sgemm on C holding a copy of the bias
     // except on small products, where a primitive call costs more.
-    TensorImplPtr row = RowBias(bias, *a, *b, *out, dtype, alpha, beta);
-    if (row && out->numel() * a->shape()[1] >= kMinPackedWork) {
+    const bool large = out->ndim() == 2 && out->numel() * a->shape().back() >= kMinPackedWork;
+    if (TensorImplPtr row = large ? RowBias(bias, *a, *b, *out, dtype, alpha, beta) : nullptr) {
       if (EpilogueGemm(*a, *b, row.get(), Epilogue{}, *out, /*pack=*/true, /*unpacked=*/true)) {
         return;
       }
