@@ -1,10 +1,7 @@
 """Parity rows for the matrix products (ops/defs/linalg.cc)."""
 
-import os
-import subprocess
-import sys
-
 import numpy as np
+import parity
 import pytest
 import torch
 from parity import OpCase, run_case
@@ -213,13 +210,8 @@ print("ok")
 """
 
 
-@pytest.mark.parametrize("isa", ["native", "avx2", "baseline"])
+@pytest.mark.parametrize("isa", parity.ISAS)
 def test_blocked_loop_on_each_instruction_set(isa):
     # Skinny and blocked paths, both B layouts, and products large enough to be
     # split over threads by rows and by columns.
-    env = dict(os.environ)
-    if isa != "native":
-        env["ONEFLOW_GEMM_ISA"] = isa
-    out = subprocess.run([sys.executable, "-c", _ISA_SCRIPT], env=env, capture_output=True, text=True, timeout=600,
-                         check=False)
-    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    parity.assert_script_passes_on_isa(_ISA_SCRIPT, isa, cap_var="ONEFLOW_GEMM_ISA")

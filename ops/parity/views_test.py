@@ -1,7 +1,7 @@
 """Parity rows for views, copies and conversions (ops/defs/views.cc)."""
 
-import pytest
 import parity
+import pytest
 from parity import OpCase, run_case
 
 ALL = ("float32", "float64", "int64", "bool")
