@@ -1,10 +1,8 @@
 #include "core/framework/autocast.h"
 
-#include <array>
 #include <map>
 #include <mutex>
-#include <string_view>
-#include <unordered_map>
+#include <set>
 #include <utility>
 
 #include "core/framework/dispatch.h"
@@ -47,186 +45,6 @@ ThreadState& State() {
 }
 
 int Index(DeviceType device) { return static_cast<int>(device); }
-
-// The policies by op name (Schema::name, so every overload of an op shares its
-// policy), one table per device type. The CPU table follows PyTorch's CPU
-// autocast lists and the CUDA table its CUDA lists, restricted to the ops this
-// registry declares; private helpers that public ops or Python wrappers call
-// directly (_nll_loss, _pointwise_loss, ...) carry their public op's policy.
-struct PolicyTable {
-  AutocastPolicy policy;
-  std::vector<std::string_view> ops;
-};
-
-const std::vector<PolicyTable>& CpuTables() {
-  static const auto* tables = new std::vector<PolicyTable>{
-      {AutocastPolicy::kLowerPrecision,
-       {"conv1d",
-        "conv2d",
-        "conv3d",
-        "conv_transpose1d",
-        "conv_transpose2d",
-        "conv_transpose3d",
-        "convolution",
-        "bmm",
-        "mm",
-        "baddbmm",
-        "addmm",
-        "linear",
-        "matmul",
-        "prelu",
-        "fused_linear",
-        "_fused_linear_act",
-        "fused_matmul_bias",
-        "fused_mlp",
-        "scaled_dot_product_attention",
-        "_scaled_dot_product_flash_attention_for_cpu"}},
-      {AutocastPolicy::kFloat32,
-       {"avg_pool3d",
-        "binary_cross_entropy",
-        "_binary_cross_entropy",
-        "grid_sampler",
-        "prod",
-        "quantile",
-        "nanquantile",
-        "trace",
-        "cholesky",
-        "_linalg_cholesky",
-        "inverse",
-        "_linalg_inv",
-        "max_pool3d",
-        "max_pool3d_with_indices",
-        "max_unpool2d",
-        "max_unpool3d",
-        "adaptive_avg_pool3d",
-        "adaptive_max_pool3d",
-        "_reflection_pad",
-        "_replication_pad",
-        "mse_loss",
-        "l1_loss",
-        "smooth_l1_loss",
-        "huber_loss",
-        "_pointwise_loss",
-        "cosine_embedding_loss",
-        "nll_loss",
-        "_nll_loss",
-        "cross_entropy",
-        "_softmax_cross_entropy",
-        "margin_ranking_loss",
-        "triplet_margin_loss",
-        "ctc_loss",
-        "_ctc_loss",
-        "kl_div",
-        "binary_cross_entropy_with_logits",
-        "qr",
-        "_linalg_qr",
-        "svd",
-        "_linalg_svd",
-        "_linalg_svdvals",
-        "_linalg_eigh",
-        "_linalg_eigvalsh",
-        "_linalg_solve",
-        "_linalg_solve_matrix",
-        "_linalg_solve_triangular",
-        "_linalg_solve_triangular_matrix"}},
-      {AutocastPolicy::kPromote, {"cat", "stack", "index_copy"}},
-  };
-  return *tables;
-}
-
-const std::vector<PolicyTable>& CudaTables() {
-  static const auto* tables = new std::vector<PolicyTable>{
-      {AutocastPolicy::kLowerPrecision,
-       {"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-        "convolution", "prelu", "addmm", "matmul", "einsum", "mm", "mv", "linear", "baddbmm", "bmm",
-        "scaled_dot_product_attention"}},
-      {AutocastPolicy::kFloat32,
-       {"acos",
-        "asin",
-        "cosh",
-        "erfinv",
-        "exp",
-        "expm1",
-        "log",
-        "log10",
-        "log2",
-        "log1p",
-        "reciprocal",
-        "rsqrt",
-        "sinh",
-        "tan",
-        "pow",
-        "softplus",
-        "layer_norm",
-        "native_layer_norm",
-        "group_norm",
-        "native_group_norm",
-        "norm",
-        "cosine_similarity",
-        "cosine_embedding_loss",
-        "nll_loss",
-        "_nll_loss",
-        "cross_entropy",
-        "_softmax_cross_entropy",
-        "kl_div",
-        "l1_loss",
-        "smooth_l1_loss",
-        "huber_loss",
-        "mse_loss",
-        "_pointwise_loss",
-        "margin_ranking_loss",
-        "triplet_margin_loss",
-        "binary_cross_entropy_with_logits",
-        "logsumexp",
-        "_upsample_nearest1d",
-        "_upsample_nearest2d",
-        "_upsample_nearest3d",
-        "_upsample_nearest_exact1d",
-        "_upsample_nearest_exact2d",
-        "_upsample_nearest_exact3d",
-        "_linalg_vector_norm",
-        "_linalg_matrix_norm",
-        "_linalg_norm",
-        "prod",
-        "softmax",
-        "log_softmax",
-        "cumprod",
-        "cumsum",
-        "sum"}},
-      {AutocastPolicy::kPromote,
-       {"addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "grid_sampler", "index_put",
-        "scatter_add", "tensordot", "cat", "stack", "index_copy"}},
-      // PyTorch refuses it on CUDA: the sigmoid-then-log it implies is unsafe in
-      // float16; binary_cross_entropy_with_logits is the safe alternative.
-      {AutocastPolicy::kBanned, {"binary_cross_entropy"}},
-  };
-  return *tables;
-}
-
-using PolicyMap = std::unordered_map<const OpDef*, std::array<AutocastPolicy, kNumDeviceTypes>>;
-
-// Every declared op with a policy, resolved once (ops are all declared at
-// static-initialization time, before the first dispatch).
-const PolicyMap& Policies() {
-  static const PolicyMap* map = [] {
-    std::unordered_map<std::string_view, std::array<AutocastPolicy, kNumDeviceTypes>> by_name;
-    auto add = [&](const std::vector<PolicyTable>& tables, DeviceType device) {
-      for (const PolicyTable& t : tables) {
-        // operator[] value-initializes a new entry: kNone for both device types.
-        for (std::string_view name : t.ops) by_name[name][Index(device)] = t.policy;
-      }
-    };
-    add(CpuTables(), DeviceType::kCPU);
-    add(CudaTables(), DeviceType::kCUDA);
-    auto* out = new PolicyMap();
-    for (const OpDef* op : OpRegistry::All()) {
-      auto it = by_name.find(op->schema().name);
-      if (it != by_name.end()) (*out)[op] = it->second;
-    }
-    return out;
-  }();
-  return *map;
-}
 
 // PyTorch's eligibility: a floating tensor on the autocast device that is not
 // float64 (double precision is never lowered nor promoted).
@@ -272,15 +90,17 @@ int64_t AutocastState::decrement_nesting() { return --State().nesting; }
 void AutocastState::clear_cache() { State().cache.clear(); }
 
 AutocastPolicy GetAutocastPolicy(const OpDef& op, DeviceType device) {
-  const PolicyMap& map = Policies();
-  auto it = map.find(&op);
-  return it == map.end() ? AutocastPolicy::kNone : it->second[Index(device)];
+  return op.autocast(device);
 }
 
 std::vector<std::pair<std::string, AutocastPolicy>> AutocastTable(DeviceType device) {
   std::vector<std::pair<std::string, AutocastPolicy>> out;
-  for (const PolicyTable& t : device == DeviceType::kCUDA ? CudaTables() : CpuTables()) {
-    for (std::string_view name : t.ops) out.emplace_back(std::string(name), t.policy);
+  std::set<std::string> seen;
+  for (const OpDef* op : OpRegistry::All()) {
+    const AutocastPolicy policy = op->autocast(device);
+    if (policy != AutocastPolicy::kNone && seen.insert(op->schema().name).second) {
+      out.emplace_back(op->schema().name, policy);
+    }
   }
   return out;
 }

@@ -26,7 +26,7 @@
 
 namespace oneflow {
 
-enum class AutocastPolicy : int8_t { kNone, kLowerPrecision, kFloat32, kPromote, kBanned };
+// AutocastPolicy (core/framework/op_traits.h) is declared with each op.
 
 // The autocast state of the calling thread (PyTorch keeps it thread-local too).
 struct AutocastState {
@@ -52,8 +52,9 @@ struct AutocastState {
 // The policy of `op` for `device` (kNone when it has none).
 AutocastPolicy GetAutocastPolicy(const OpDef& op, DeviceType device);
 const char* AutocastPolicyName(AutocastPolicy policy);
-// The policy table of a device type as written (op name, policy), for tests
-// and introspection; names are Schema::name, shared by all overloads.
+// The ops with a policy other than kNone on a device type (op name, policy),
+// read from the declarations, for tests and introspection; names are
+// Schema::name (one entry for all overloads).
 std::vector<std::pair<std::string, AutocastPolicy>> AutocastTable(DeviceType device);
 
 // Applies the op's policy to `args` when autocast is enabled for `device`;

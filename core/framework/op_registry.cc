@@ -32,8 +32,18 @@ OpDef& OpDef::Backward(BackwardFn fn) {
   backward_ = fn;
   return *this;
 }
-OpDef& OpDef::Sbp(SbpFn fn) {
-  sbp_ = fn;
+OpDef& OpDef::Sbp(SbpRule rule) {
+  sbp_rule_ = std::move(rule);
+  return *this;
+}
+OpDef& OpDef::Autocast(AutocastPolicy cpu, AutocastPolicy cuda) {
+  autocast_[static_cast<int>(DeviceType::kCPU)] = cpu;
+  autocast_[static_cast<int>(DeviceType::kCUDA)] = cuda;
+  autocast_declared_ = true;
+  return *this;
+}
+OpDef& OpDef::Traits(uint32_t traits) {
+  traits_ |= traits;
   return *this;
 }
 OpDef& OpDef::NonDifferentiable() {
@@ -48,6 +58,11 @@ void OpDef::SetKernel(DeviceType device, DTypeSet dtypes, KernelFn fn) {
 void OpDef::SetSchema(Schema schema) {
   schema_ = std::move(schema);
   declared_ = true;
+  if (schema_.is_inplace()) traits_ |= kInplace;
+  if (schema_.is_view()) traits_ |= kView;
+  for (size_t i = schema_.is_inplace() ? 1 : 0; i < schema_.args.size(); ++i) {
+    if (schema_.args[i].mutated) traits_ |= kMutatesArgs;
+  }
 }
 
 OpDef& OpRegistry::GetOrCreate(const std::string& full_name) {
@@ -84,8 +99,12 @@ std::vector<std::string> OpRegistry::Validate() {
       problems.push_back("kernel registered for undeclared op '" + name + "'");
     } else if (!op->composite() && !has_kernel) {
       problems.push_back("op '" + name + "' has neither a kernel nor a composite definition");
-    } else if (!op->composite() && !op->infer()) {
-      // Ops without infer allocate their own outputs; that is allowed.
+    }
+    if (op->declared() && op->sbp_rule().family.empty()) {
+      problems.push_back("op '" + name + "' declares no SBP rule (.Sbp(...))");
+    }
+    if (op->declared() && !op->autocast_declared()) {
+      problems.push_back("op '" + name + "' declares no autocast class (.Autocast(...))");
     }
   }
   return problems;

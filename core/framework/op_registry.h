@@ -2,13 +2,18 @@
 #define CORE_FRAMEWORK_OP_REGISTRY_H_
 
 // An op is declared once: its schema, how it infers output shapes and dtypes,
-// its backward formula and its SBP signatures. Kernels (per device, for a set
-// of dtypes) register separately, from ops/cpu and ops/cuda. Python bindings
-// (oneflow.<op>, Tensor.<op>) are generated from the registry.
+// its backward formula, its SBP rule, its autocast class and its traits
+// (core/framework/op_traits.h). Kernels (per device, for a set of dtypes)
+// register separately, from ops/cpu and ops/cuda. Python bindings
+// (oneflow.<op>, Tensor.<op>), global execution and autocast all read the
+// declaration; none of them lists ops by name.
 //
 //   OF_OP("mul(Tensor self, Tensor other) -> Tensor")
 //       .Infer(InferBinaryPromoted)
-//       .Backward([](BackwardCtx& ctx) -> TensorList { ... });
+//       .Backward([](BackwardCtx& ctx) -> TensorList { ... })
+//       .Sbp(sbp::Elementwise("PB BP"))
+//       .Autocast(amp::kNone)
+//       .Traits(kElementwise);
 //
 //   OF_KERNEL("mul", DeviceType::kCPU, kAllDTypes, &MulCpu);
 
@@ -18,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/framework/op_traits.h"
 #include "core/framework/schema.h"
 #include "core/framework/value.h"
 
@@ -40,14 +46,6 @@ using CompositeFn = void (*)(OpCall& call);
 // arguments (a Tensor[] argument contributes one entry per element); null for
 // an input that needs none.
 using BackwardFn = TensorList (*)(BackwardCtx& ctx);
-
-// One way of running the op on global tensors: the SBP of each tensor input
-// and output ("S(0)", "B", "P"). Filled in by the Global Tensor work.
-struct SbpSignature {
-  std::vector<std::string> inputs;
-  std::vector<std::string> outputs;
-};
-using SbpFn = std::vector<SbpSignature> (*)(const OpCall& call);
 
 // A bit set of dtypes a kernel supports.
 using DTypeSet = uint32_t;
@@ -73,7 +71,12 @@ class OpDef {
   OpDef& Infer(InferFn fn);
   OpDef& Composite(CompositeFn fn);
   OpDef& Backward(BackwardFn fn);
-  OpDef& Sbp(SbpFn fn);
+  OpDef& Sbp(SbpRule rule);
+  // The autocast class on CPU and on CUDA (PyTorch's lists differ by device).
+  OpDef& Autocast(AutocastPolicy cpu, AutocastPolicy cuda);
+  OpDef& Autocast(AutocastPolicy both) { return Autocast(both, both); }
+  // Declared traits (OpTrait bits); the schema-derived ones are added here.
+  OpDef& Traits(uint32_t traits);
   // The op's outputs are never differentiable (comparisons, argmax, ...).
   OpDef& NonDifferentiable();
 
@@ -83,7 +86,12 @@ class OpDef {
   InferFn infer() const { return infer_; }
   CompositeFn composite() const { return composite_; }
   BackwardFn backward() const { return backward_; }
-  SbpFn sbp() const { return sbp_; }
+  const SbpRule& sbp_rule() const { return sbp_rule_; }
+  bool autocast_declared() const { return autocast_declared_; }
+  AutocastPolicy autocast(DeviceType device) const { return autocast_[static_cast<int>(device)]; }
+  // Declared traits plus those the schema implies (kInplace, kMutatesArgs, kView).
+  uint32_t traits() const { return traits_; }
+  bool has_trait(OpTrait t) const { return (traits_ & t) != 0; }
   bool differentiable() const { return differentiable_; }
   const KernelEntry& kernel(DeviceType device) const { return kernels_[static_cast<int>(device)]; }
   void SetKernel(DeviceType device, DTypeSet dtypes, KernelFn fn);
@@ -96,7 +104,10 @@ class OpDef {
   InferFn infer_ = nullptr;
   CompositeFn composite_ = nullptr;
   BackwardFn backward_ = nullptr;
-  SbpFn sbp_ = nullptr;
+  SbpRule sbp_rule_;
+  bool autocast_declared_ = false;
+  AutocastPolicy autocast_[2] = {AutocastPolicy::kNone, AutocastPolicy::kNone};
+  uint32_t traits_ = 0;
   bool differentiable_ = true;
   KernelEntry kernels_[2];
 };
@@ -112,8 +123,9 @@ class OpRegistry {
   static const OpDef& Get(const std::string& full_name);
   // All declared ops, in declaration order.
   static std::vector<const OpDef*> All();
-  // Checks that every op with a kernel was declared and every declared
-  // non-composite op has a kernel; returns the problems found.
+  // Checks that every op with a kernel was declared, every declared
+  // non-composite op has a kernel, and every declared op has an SBP rule and an
+  // autocast class; returns the problems found.
   static std::vector<std::string> Validate();
 };
 

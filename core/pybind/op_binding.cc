@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/framework/autocast.h"
 #include "core/framework/dispatch.h"
 #include "core/framework/generator.h"
 #include "core/framework/type_promotion.h"
@@ -23,6 +24,12 @@ namespace py = pybind11;
 
 namespace oneflow {
 namespace {
+
+// Names of the OpTrait bits, as op_info reports them.
+const std::pair<uint32_t, const char*> kTraitNames[] = {
+    {kRandom, "random"},       {kElementwise, "elementwise"}, {kFusedEpilogue, "fused_epilogue"},
+    {kInplace, "inplace"},     {kMutatesArgs, "mutates_args"}, {kView, "view"},
+};
 
 std::string TypeName(py::handle obj) { return Py_TYPE(obj.ptr())->tp_name; }
 
@@ -541,6 +548,40 @@ void BindOps(py::module_& m) {
     }
     return py::make_tuple(s.name, s.overload, args, returns);
   });
+  m.def(
+      "op_info",
+      [](const std::string& full_name) {
+        const OpDef& op = OpRegistry::Get(full_name);
+        const Schema& s = op.schema();
+        py::dict sbp, amp, info;
+        sbp["family"] = op.sbp_rule().family;
+        sbp["params"] = op.sbp_rule().params;
+        sbp["reason"] = op.sbp_rule().reason;
+        amp["cpu"] = AutocastPolicyName(op.autocast(DeviceType::kCPU));
+        amp["cuda"] = AutocastPolicyName(op.autocast(DeviceType::kCUDA));
+        py::list traits;
+        for (const auto& [bit, trait_name] : kTraitNames) {
+          if (op.traits() & bit) traits.append(trait_name);
+        }
+        py::list kernels;
+        if (op.kernel(DeviceType::kCPU).fn) kernels.append("cpu");
+        if (op.kernel(DeviceType::kCUDA).fn) kernels.append("cuda");
+        info["full_name"] = s.full_name();
+        info["name"] = s.name;
+        info["overload"] = s.overload;
+        info["schema"] = s.text;
+        info["sbp"] = sbp;
+        info["autocast"] = amp;
+        info["traits"] = traits;
+        info["differentiable"] = op.differentiable();
+        info["composite"] = op.composite() != nullptr;
+        info["kernels"] = kernels;
+        return info;
+      },
+      py::arg("name"),
+      "op_info(name) -> dict\n\nWhat the op `name` (a full name such as 'max.dim') declares: its "
+      "schema, its SBP rule (family, params, reason), its autocast class per device type, its "
+      "traits, whether it is differentiable or composite, and the devices with a kernel.");
   m.def("set_default_float_dtype",
         [](py::handle d) { SetDefaultFloatDType(ToDType(d, "set_default_dtype", "d")); });
 }

@@ -87,30 +87,45 @@ TensorList ActivationGrad(BackwardCtx& c) {
   return {Call("activation_backward", {c.grad(), c.input(0), s.kind, s.p0, s.p1, s.p2})};
 }
 
-#define OF_ACTIVATION(schema) OF_OP(schema).Infer(InferActivation).Backward(ActivationGrad)
+// Each use adds its autocast class.
+#define OF_ACTIVATION(schema)    \
+  OF_OP(schema)                  \
+      .Infer(InferActivation)    \
+      .Backward(ActivationGrad)  \
+      .Sbp(sbp::Elementwise())   \
+      .Traits(kElementwise)
 #define OF_ACTIVATION_WITH_INPLACE(schema) \
-  OF_OP_WITH_INPLACE(schema).Infer(InferActivation).Backward(ActivationGrad)
+  OF_OP_WITH_INPLACE(schema)               \
+      .Infer(InferActivation)              \
+      .Backward(ActivationGrad)            \
+      .Sbp(sbp::Elementwise())             \
+      .Traits(kElementwise)
 
-OF_ACTIVATION_WITH_INPLACE("relu6(Tensor self) -> Tensor");
-OF_ACTIVATION_WITH_INPLACE("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor");
-OF_ACTIVATION_WITH_INPLACE("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");
+OF_ACTIVATION_WITH_INPLACE("relu6(Tensor self) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION_WITH_INPLACE("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor")
+    .Autocast(amp::kNone);
+OF_ACTIVATION_WITH_INPLACE("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor")
+    .Autocast(amp::kNone);
 OF_ACTIVATION_WITH_INPLACE(
-    "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor");
-OF_ACTIVATION_WITH_INPLACE("selu(Tensor self) -> Tensor");
-OF_ACTIVATION_WITH_INPLACE("celu(Tensor self, Scalar alpha=1.0) -> Tensor");
-OF_ACTIVATION("gelu(Tensor self, *, str approximate='none') -> Tensor");
-OF_ACTIVATION("quick_gelu(Tensor self) -> Tensor");
-OF_ACTIVATION_WITH_INPLACE("silu(Tensor self) -> Tensor");
-OF_ACTIVATION_WITH_INPLACE("mish(Tensor self) -> Tensor");
-OF_ACTIVATION_WITH_INPLACE("hardswish(Tensor self) -> Tensor");
-OF_ACTIVATION_WITH_INPLACE("hardsigmoid(Tensor self) -> Tensor");
-OF_ACTIVATION("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor");
-OF_ACTIVATION("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor");
-OF_ACTIVATION("tanhshrink(Tensor self) -> Tensor");
-OF_ACTIVATION("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor");
-OF_ACTIVATION("softsign(Tensor self) -> Tensor");
-OF_ACTIVATION("logsigmoid(Tensor self) -> Tensor");
-OF_ACTIVATION_WITH_INPLACE("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor");
+    "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor")
+    .Autocast(amp::kNone);
+OF_ACTIVATION_WITH_INPLACE("selu(Tensor self) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION_WITH_INPLACE("celu(Tensor self, Scalar alpha=1.0) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION("gelu(Tensor self, *, str approximate='none') -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION("quick_gelu(Tensor self) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION_WITH_INPLACE("silu(Tensor self) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION_WITH_INPLACE("mish(Tensor self) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION_WITH_INPLACE("hardswish(Tensor self) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION_WITH_INPLACE("hardsigmoid(Tensor self) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION("tanhshrink(Tensor self) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor")
+    .Autocast(amp::kNone, amp::kFp32);
+OF_ACTIVATION("softsign(Tensor self) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION("logsigmoid(Tensor self) -> Tensor").Autocast(amp::kNone);
+OF_ACTIVATION_WITH_INPLACE("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor")
+    .Autocast(amp::kNone);
 
 // grad * f'(self) and grad * f''(self): broadcast, promoted to a floating dtype.
 void InferActivationBackward(OpCall& call) {
@@ -135,7 +150,9 @@ OF_OP(
       };
       return {c.needs_grad[0] ? with(gg, "activation_backward") : nullptr,
               c.needs_grad[1] ? with(Mul(gg, c.input(0)), "activation_double_backward") : nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // Third derivatives are not provided: asking for one is an error rather than a
 // silently missing term.
@@ -150,7 +167,9 @@ OF_OP(
       for (Value& v : KindArgs(c)) args.push_back(std::move(v));
       return {c.needs_grad[0] ? Call("activation_double_backward", std::move(args)) : nullptr,
               nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- prelu ------------------------------------------------------------------
 
@@ -197,7 +216,9 @@ OF_OP("prelu(Tensor self, Tensor weight) -> Tensor")
         gw = Call("reshape", {Call("sum_to_size", {per, wb->shape()}), w->shape()});
       }
       return {gx, gw};
-    });
+    })
+    .Sbp(sbp::Family("prelu"))
+    .Autocast(amp::kLower);
 
 // ---- glu --------------------------------------------------------------------
 
@@ -228,7 +249,9 @@ OF_OP("glu(Tensor self, int dim=-1) -> Tensor")
       TensorImplPtr ga = Mul(g, s);
       TensorImplPtr gb = Mul(Mul(ga, a), Sub(Num(1), s));
       return {Call("cat", {std::vector<TensorImplPtr>{ga, gb}, dim})};
-    });
+    })
+    .Sbp(sbp::Family("along_dim"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

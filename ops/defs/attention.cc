@@ -154,7 +154,9 @@ OF_OP(
     "dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> "
     "(Tensor, Tensor)")
     .Infer(InferFlash)
-    .Backward(FlashGrad);
+    .Backward(FlashGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kLower, amp::kNone);
 
 // (grad_query, grad_key, grad_value, grad_attn_mask), each of the broadcast
 // batch shape (the dispatcher sums them to the inputs' shapes); one left out
@@ -184,7 +186,9 @@ OF_OP(
       call.compute_dtype = q->dtype();
       call.out_meta = {full(q, 0), full(k, 1), full(v, 2), dmask};
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- the public op ---------------------------------------------------------------
 
@@ -243,7 +247,9 @@ OF_OP(
       TensorImplPtr p = Call("softmax", {s, -1});
       p = Call("dropout", {p, dropout_p, true});
       call.outputs = {Call("matmul", {p, v})};
-    });
+    })
+    .Sbp(sbp::Family("sdpa"))
+    .Autocast(amp::kLower);
 
 }  // namespace
 }  // namespace defs

@@ -39,6 +39,22 @@ struct OpPair {
     inplace.NonDifferentiable();
     return *this;
   }
+  OpPair& Sbp(const SbpRule& rule) {
+    functional.Sbp(rule);
+    inplace.Sbp(rule);
+    return *this;
+  }
+  OpPair& Autocast(AutocastPolicy cpu, AutocastPolicy cuda) {
+    functional.Autocast(cpu, cuda);
+    inplace.Autocast(cpu, cuda);
+    return *this;
+  }
+  OpPair& Autocast(AutocastPolicy both) { return Autocast(both, both); }
+  OpPair& Traits(uint32_t traits) {
+    functional.Traits(traits);
+    inplace.Traits(traits);
+    return *this;
+  }
 };
 OpPair DeclareWithInplace(const std::string& functional_schema);
 

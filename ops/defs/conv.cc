@@ -304,7 +304,9 @@ OF_OP(
     "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
     "int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor")
     .Infer(InferConvolution)
-    .Backward(ConvolutionGrad);
+    .Backward(ConvolutionGrad)
+    .Sbp(sbp::Family("conv"))
+    .Autocast(amp::kLower);
 
 // ---- gradient ops -------------------------------------------------------------
 
@@ -352,7 +354,9 @@ OF_OP(
       if (c.needs_grad[0]) dgy = CallConvolution(ggx, w, nullptr, p, gy->shape());
       if (c.needs_grad[1]) dw = CallWeightBackward(gy, ggx, w->shape(), p, false).first;
       return {dgy, dw};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 OF_OP(
     "convolution_weight_backward(Tensor grad_output, Tensor input, int[] weight_size, "
@@ -382,7 +386,9 @@ OF_OP(
       }
       if (c.needs_grad[1] && ggw) dx = CallInputBackward(gy, ggw, x->shape(), p);
       return {dgy, dx};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- conv1d/2d/3d, conv_transpose1d/2d/3d ------------------------------------
 
@@ -483,39 +489,57 @@ void ConvTransposeNd(OpCall& call) {
 OF_OP(
     "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, "
     "int[1] dilation=1, int groups=1) -> Tensor")
-    .Composite(ConvNd<1>);
+    .Composite(ConvNd<1>)
+    .Sbp(sbp::Family("conv"))
+    .Autocast(amp::kLower);
 OF_OP(
     "conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
     "str padding=\"valid\", int[1] dilation=1, int groups=1) -> Tensor")
-    .Composite(ConvNdPaddingMode<1>);
+    .Composite(ConvNdPaddingMode<1>)
+    .Sbp(sbp::Family("conv"))
+    .Autocast(amp::kLower);
 OF_OP(
     "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
     "int[2] dilation=1, int groups=1) -> Tensor")
-    .Composite(ConvNd<2>);
+    .Composite(ConvNd<2>)
+    .Sbp(sbp::Family("conv"))
+    .Autocast(amp::kLower);
 OF_OP(
     "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
     "str padding=\"valid\", int[2] dilation=1, int groups=1) -> Tensor")
-    .Composite(ConvNdPaddingMode<2>);
+    .Composite(ConvNdPaddingMode<2>)
+    .Sbp(sbp::Family("conv"))
+    .Autocast(amp::kLower);
 OF_OP(
     "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, "
     "int[3] dilation=1, int groups=1) -> Tensor")
-    .Composite(ConvNd<3>);
+    .Composite(ConvNd<3>)
+    .Sbp(sbp::Family("conv"))
+    .Autocast(amp::kLower);
 OF_OP(
     "conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
     "str padding=\"valid\", int[3] dilation=1, int groups=1) -> Tensor")
-    .Composite(ConvNdPaddingMode<3>);
+    .Composite(ConvNdPaddingMode<3>)
+    .Sbp(sbp::Family("conv"))
+    .Autocast(amp::kLower);
 OF_OP(
     "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
     "int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor")
-    .Composite(ConvTransposeNd<1>);
+    .Composite(ConvTransposeNd<1>)
+    .Sbp(sbp::Family("conv"))
+    .Autocast(amp::kLower);
 OF_OP(
     "conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
     "int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor")
-    .Composite(ConvTransposeNd<2>);
+    .Composite(ConvTransposeNd<2>)
+    .Sbp(sbp::Family("conv"))
+    .Autocast(amp::kLower);
 OF_OP(
     "conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
     "int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor")
-    .Composite(ConvTransposeNd<3>);
+    .Composite(ConvTransposeNd<3>)
+    .Sbp(sbp::Family("conv"))
+    .Autocast(amp::kLower);
 
 }  // namespace
 }  // namespace defs

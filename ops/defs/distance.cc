@@ -47,7 +47,9 @@ void CosineSimilarity(OpCall& call) {
   call.outputs = {Call("sum.dim", {Mul(a, b), DimVector{dim}, false})};
 }
 OF_OP("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor")
-    .Composite(CosineSimilarity);
+    .Composite(CosineSimilarity)
+    .Sbp(sbp::Family("cosine_similarity"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 // The p-norm of x1 - x2 + eps over the last dim (of the broadcast shape).
 void PairwiseDistance(OpCall& call) {
@@ -61,7 +63,9 @@ void PairwiseDistance(OpCall& call) {
 OF_OP(
     "pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> "
     "Tensor")
-    .Composite(PairwiseDistance);
+    .Composite(PairwiseDistance)
+    .Sbp(sbp::Family("pairwise_distance"))
+    .Autocast(amp::kNone);
 
 // input / max(|input|_p over dim, eps).
 void Normalize(OpCall& call) {
@@ -72,7 +76,10 @@ void Normalize(OpCall& call) {
   call.outputs = {Div(x, Call("expand", {denom, x->shape()}))};
 }
 OF_OP("normalize(Tensor input, float p=2, int dim=1, float eps=1e-12) -> Tensor")
-    .Composite(Normalize);
+    .Composite(Normalize)
+    .Sbp(sbp::Family("along_dim"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 
 }  // namespace
 }  // namespace defs

@@ -42,7 +42,10 @@ OF_OP("native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)")
       const double scale = train ? Scale(c.arg(1).to_double()) : 1.0;
       if (GradMode::is_enabled()) return {Mul(Mul(g, mask), Num(scale))};
       return {Call("native_dropout_backward", {g, mask, scale})};
-    });
+    })
+    .Sbp(sbp::Family("random"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 
 // grad_output * mask * scale.
 OF_OP("native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor")
@@ -55,7 +58,10 @@ OF_OP("native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> 
       call.compute_dtype = g->dtype();
       call.out_meta = {{g->shape(), g->dtype()}};
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 
 bool Identity(const OpCall& call) {
   return !call.args[2].to_bool() || call.args[1].to_double() == 0.0;
@@ -76,7 +82,10 @@ OF_OP("dropout(Tensor input, float p, bool train) -> Tensor").Composite([](OpCal
   }
   CheckFloating(x, "dropout");
   call.outputs = {Dropped(x, call.args[1].to_double())};
-});
+})
+    .Sbp(sbp::Family("dropout"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 
 OF_OP("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)").Composite([](OpCall& call) {
   const TensorImplPtr& x = call.tensor(0);
@@ -86,7 +95,10 @@ OF_OP("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)").Composite(
     Call("copy_", {x, Dropped(x, call.args[1].to_double())});
   }
   call.outputs = {x};
-});
+})
+    .Sbp(sbp::Family("random_inplace"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 
 // Channel-wise dropout of an [N, C, *] input: one draw per (sample, channel),
 // as a [N, C, 1, ...] tensor of 0 and 1 / (1 - p) that multiplies the input.
@@ -110,7 +122,10 @@ OF_OP("feature_dropout(Tensor input, float p, bool train) -> Tensor").Composite(
     return;
   }
   call.outputs = {Mul(x, FeatureNoise(x, call.args[1].to_double(), "feature_dropout"))};
-});
+})
+    .Sbp(sbp::Family("dropout"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 
 OF_OP("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)")
     .Composite([](OpCall& call) {
@@ -120,7 +135,10 @@ OF_OP("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)")
         Call("mul_", {x, FeatureNoise(x, call.args[1].to_double(), "feature_dropout_")});
       }
       call.outputs = {x};
-    });
+    })
+    .Sbp(sbp::Family("random_inplace"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 
 }  // namespace
 }  // namespace defs

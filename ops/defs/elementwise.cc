@@ -20,61 +20,85 @@ constexpr double kPi = 3.14159265358979323846;
     return {expr};                                           \
   }
 
-// Float-valued unary ops (integers compute in the default float dtype).
+// Float-valued unary ops (integers compute in the default float dtype). Each
+// use adds its autocast class (and a linear op its partial-sum pattern).
 #define OF_UNARY_FLOAT(name, grad_expr)               \
   OF_OP_WITH_INPLACE(#name "(Tensor self) -> Tensor") \
       .Infer(InferElementwiseFloat)                   \
-      .Backward(OF_UNARY_GRAD(grad_expr))
+      .Backward(OF_UNARY_GRAD(grad_expr))             \
+      .Sbp(sbp::Elementwise())                        \
+      .Traits(kElementwise)
 // Unary ops that keep the input dtype.
 #define OF_UNARY_SAME(name, grad_expr)                \
   OF_OP_WITH_INPLACE(#name "(Tensor self) -> Tensor") \
       .Infer(InferElementwise)                        \
-      .Backward(OF_UNARY_GRAD(grad_expr))
+      .Backward(OF_UNARY_GRAD(grad_expr))             \
+      .Sbp(sbp::Elementwise())                        \
+      .Traits(kElementwise)
 
-OF_UNARY_SAME(abs, Mul(g, Unary("sign", x())));
-OF_UNARY_SAME(neg, Neg(g));
-OF_UNARY_FLOAT(exp, Mul(g, out()));
-OF_UNARY_FLOAT(expm1, Mul(g, Add(out(), Num(1))));
-OF_UNARY_FLOAT(log, Div(g, x()));
-OF_UNARY_FLOAT(log1p, Div(g, Add(x(), Num(1))));
-OF_UNARY_FLOAT(log2, Div(g, Mul(x(), Num(std::log(2.0)))));
-OF_UNARY_FLOAT(log10, Div(g, Mul(x(), Num(std::log(10.0)))));
-OF_UNARY_FLOAT(sqrt, Div(g, Mul(out(), Num(2))));
-OF_UNARY_FLOAT(rsqrt, Mul(Mul(g, Num(-0.5)), Call("pow", {out(), Num(3)})));
-OF_UNARY_FLOAT(reciprocal, Neg(Mul(g, Mul(out(), out()))));
-OF_UNARY_SAME(square, Mul(g, Mul(x(), Num(2))));
-OF_UNARY_FLOAT(sin, Mul(g, Unary("cos", x())));
-OF_UNARY_FLOAT(cos, Neg(Mul(g, Unary("sin", x()))));
-OF_UNARY_FLOAT(tan, Mul(g, Add(Mul(out(), out()), Num(1))));
-OF_UNARY_FLOAT(asin, Div(g, Unary("sqrt", Sub(Num(1), Mul(x(), x())))));
-OF_UNARY_FLOAT(acos, Neg(Div(g, Unary("sqrt", Sub(Num(1), Mul(x(), x()))))));
-OF_UNARY_FLOAT(atan, Div(g, Add(Mul(x(), x()), Num(1))));
-OF_UNARY_FLOAT(sinh, Mul(g, Unary("cosh", x())));
-OF_UNARY_FLOAT(cosh, Mul(g, Unary("sinh", x())));
-OF_UNARY_FLOAT(tanh, Mul(g, Sub(Num(1), Mul(out(), out()))));
-OF_UNARY_FLOAT(asinh, Div(g, Unary("sqrt", Add(Mul(x(), x()), Num(1)))));
-OF_UNARY_FLOAT(acosh, Div(g, Unary("sqrt", Sub(Mul(x(), x()), Num(1)))));
-OF_UNARY_FLOAT(atanh, Div(g, Sub(Num(1), Mul(x(), x()))));
-OF_UNARY_FLOAT(sigmoid, Mul(g, Mul(out(), Sub(Num(1), out()))));
+OF_UNARY_SAME(abs, Mul(g, Unary("sign", x()))).Autocast(amp::kNone);
+OF_UNARY_SAME(neg, Neg(g)).Sbp(sbp::Elementwise("P")).Autocast(amp::kNone);
+OF_UNARY_FLOAT(exp, Mul(g, out())).Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(expm1, Mul(g, Add(out(), Num(1)))).Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(log, Div(g, x())).Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(log1p, Div(g, Add(x(), Num(1)))).Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(log2, Div(g, Mul(x(), Num(std::log(2.0))))).Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(log10, Div(g, Mul(x(), Num(std::log(10.0))))).Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(sqrt, Div(g, Mul(out(), Num(2)))).Autocast(amp::kNone);
+OF_UNARY_FLOAT(rsqrt, Mul(Mul(g, Num(-0.5)), Call("pow", {out(), Num(3)})))
+    .Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(reciprocal, Neg(Mul(g, Mul(out(), out())))).Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_SAME(square, Mul(g, Mul(x(), Num(2)))).Autocast(amp::kNone);
+OF_UNARY_FLOAT(sin, Mul(g, Unary("cos", x()))).Autocast(amp::kNone);
+OF_UNARY_FLOAT(cos, Neg(Mul(g, Unary("sin", x())))).Autocast(amp::kNone);
+OF_UNARY_FLOAT(tan, Mul(g, Add(Mul(out(), out()), Num(1)))).Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(asin, Div(g, Unary("sqrt", Sub(Num(1), Mul(x(), x())))))
+    .Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(acos, Neg(Div(g, Unary("sqrt", Sub(Num(1), Mul(x(), x()))))))
+    .Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(atan, Div(g, Add(Mul(x(), x()), Num(1)))).Autocast(amp::kNone);
+OF_UNARY_FLOAT(sinh, Mul(g, Unary("cosh", x()))).Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(cosh, Mul(g, Unary("sinh", x()))).Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(tanh, Mul(g, Sub(Num(1), Mul(out(), out())))).Autocast(amp::kNone);
+OF_UNARY_FLOAT(asinh, Div(g, Unary("sqrt", Add(Mul(x(), x()), Num(1))))).Autocast(amp::kNone);
+OF_UNARY_FLOAT(acosh, Div(g, Unary("sqrt", Sub(Mul(x(), x()), Num(1))))).Autocast(amp::kNone);
+OF_UNARY_FLOAT(atanh, Div(g, Sub(Num(1), Mul(x(), x())))).Autocast(amp::kNone);
+OF_UNARY_FLOAT(sigmoid, Mul(g, Mul(out(), Sub(Num(1), out())))).Autocast(amp::kNone);
 // where() rather than a product with the mask, so a NaN gradient at x <= 0 becomes 0 as in PyTorch.
 // relu's gradient as PyTorch's threshold_backward(g, out, 0): out <= 0 ? 0 : g
 // in one pass (a NaN output passes the gradient; a NaN gradient where relu is
 // off does not).
 OF_UNARY_SAME(relu,
-              Call("activation_backward", {g, out(), std::string("threshold"), 0.0, 0.0, 0.0}));
-OF_UNARY_FLOAT(erf, Mul(g, Mul(Num(2.0 / std::sqrt(kPi)), Unary("exp", Neg(Mul(x(), x()))))));
-OF_UNARY_FLOAT(erfc, Mul(g, Mul(Num(-2.0 / std::sqrt(kPi)), Unary("exp", Neg(Mul(x(), x()))))));
-OF_UNARY_FLOAT(erfinv, Mul(g, Mul(Num(std::sqrt(kPi) / 2.0), Unary("exp", Mul(out(), out())))));
-OF_UNARY_FLOAT(lgamma, Mul(g, Unary("digamma", x())));
-OF_OP("digamma(Tensor self) -> Tensor").Infer(InferElementwiseFloat);
-OF_UNARY_SAME(floor, ZerosLike(g));
-OF_UNARY_SAME(ceil, ZerosLike(g));
-OF_UNARY_SAME(round, ZerosLike(g));
-OF_UNARY_SAME(trunc, ZerosLike(g));
-OF_UNARY_SAME(sign, ZerosLike(g));
-OF_OP("isnan(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable();
-OF_OP("isinf(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable();
-OF_OP("isfinite(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable();
+              Call("activation_backward", {g, out(), std::string("threshold"), 0.0, 0.0, 0.0}))
+    .Autocast(amp::kNone);
+OF_UNARY_FLOAT(erf, Mul(g, Mul(Num(2.0 / std::sqrt(kPi)), Unary("exp", Neg(Mul(x(), x()))))))
+    .Autocast(amp::kNone);
+OF_UNARY_FLOAT(erfc, Mul(g, Mul(Num(-2.0 / std::sqrt(kPi)), Unary("exp", Neg(Mul(x(), x()))))))
+    .Autocast(amp::kNone);
+OF_UNARY_FLOAT(erfinv, Mul(g, Mul(Num(std::sqrt(kPi) / 2.0), Unary("exp", Mul(out(), out())))))
+    .Autocast(amp::kNone, amp::kFp32);
+OF_UNARY_FLOAT(lgamma, Mul(g, Unary("digamma", x()))).Autocast(amp::kNone);
+OF_OP("digamma(Tensor self) -> Tensor").Infer(InferElementwiseFloat)
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
+OF_UNARY_SAME(floor, ZerosLike(g)).Autocast(amp::kNone);
+OF_UNARY_SAME(ceil, ZerosLike(g)).Autocast(amp::kNone);
+OF_UNARY_SAME(round, ZerosLike(g)).Autocast(amp::kNone);
+OF_UNARY_SAME(trunc, ZerosLike(g)).Autocast(amp::kNone);
+OF_UNARY_SAME(sign, ZerosLike(g)).Autocast(amp::kNone);
+OF_OP("isnan(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable()
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
+OF_OP("isinf(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable()
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
+OF_OP("isfinite(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable()
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 
 // Binary ops. Inputs are broadcast and promoted; OpNode sums gradients back to
 // each input's shape and casts them to its dtype.
@@ -91,17 +115,26 @@ TensorList AddGrad(BackwardCtx& c, double sign) {
 
 OF_OP_WITH_INPLACE("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
     .Infer(InferElementwise)
-    .Backward([](BackwardCtx& c) { return AddGrad(c, 1.0); });
+    .Backward([](BackwardCtx& c) { return AddGrad(c, 1.0); })
+    .Sbp(sbp::Elementwise("PP"))
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE("sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
     .Infer(InferElementwise)
-    .Backward([](BackwardCtx& c) { return AddGrad(c, -1.0); });
+    .Backward([](BackwardCtx& c) { return AddGrad(c, -1.0); })
+    .Sbp(sbp::Elementwise("PP"))
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE("mul(Tensor self, Tensor other) -> Tensor")
     .Infer(InferElementwise)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr g = c.grad();
       return {c.needs_grad[0] ? Mul(g, c.input(1)) : nullptr,
               c.needs_grad[1] ? Mul(g, c.input(0)) : nullptr};
-    });
+    })
+    .Sbp(sbp::Elementwise("PB BP"))
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 
 // True division computes in floats; with rounding_mode it keeps integer dtypes.
 void InferDiv(OpCall& call) {
@@ -125,24 +158,36 @@ OF_OP_WITH_INPLACE("div(Tensor self, Tensor other, *, str? rounding_mode=None) -
       TensorImplPtr b = c.input(1);
       return {c.needs_grad[0] ? Div(g, b) : nullptr,
               c.needs_grad[1] ? Neg(Div(Mul(g, c.input(0)), Mul(b, b))) : nullptr};
-    });
+    })
+    .Sbp(sbp::Elementwise("PB"))
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE("floor_divide(Tensor self, Tensor other) -> Tensor")
     .Infer(InferElementwise)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE("fmod(Tensor self, Tensor other) -> Tensor")
     .Infer(InferElementwise)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr g = c.grad();
       TensorImplPtr q = Call("div", {c.input(0), c.input(1), std::string("trunc")});
       return {c.needs_grad[0] ? g : nullptr, c.needs_grad[1] ? Neg(Mul(g, q)) : nullptr};
-    });
+    })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE("remainder(Tensor self, Tensor other) -> Tensor")
     .Infer(InferElementwise)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr g = c.grad();
       TensorImplPtr q = Call("div", {c.input(0), c.input(1), std::string("floor")});
       return {c.needs_grad[0] ? g : nullptr, c.needs_grad[1] ? Neg(Mul(g, q)) : nullptr};
-    });
+    })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE("pow(Tensor self, Tensor exponent) -> Tensor")
     .Infer(InferElementwise)
     .Backward([](BackwardCtx& c) -> TensorList {
@@ -161,7 +206,10 @@ OF_OP_WITH_INPLACE("pow(Tensor self, Tensor exponent) -> Tensor")
                             Num(0), gb});
       }
       return {ga, gb};
-    });
+    })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone, amp::kFp32)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE("atan2(Tensor self, Tensor other) -> Tensor")
     .Infer(InferElementwiseFloat)
     .Backward([](BackwardCtx& c) -> TensorList {
@@ -170,7 +218,10 @@ OF_OP_WITH_INPLACE("atan2(Tensor self, Tensor other) -> Tensor")
       TensorImplPtr denom = Add(Mul(a, a), Mul(b, b));
       return {c.needs_grad[0] ? Div(Mul(g, b), denom) : nullptr,
               c.needs_grad[1] ? Div(Mul(g, Neg(a)), denom) : nullptr};
-    });
+    })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone, amp::kPromote)
+    .Traits(kElementwise);
 
 // maximum/minimum: the gradient goes to the larger (smaller) input, split in
 // half on ties, as in PyTorch.
@@ -189,10 +240,16 @@ TensorList MaxMinGrad(BackwardCtx& c, const char* cmp) {
 }
 OF_OP("maximum(Tensor self, Tensor other) -> Tensor")
     .Infer(InferElementwise)
-    .Backward([](BackwardCtx& c) { return MaxMinGrad(c, "gt"); });
+    .Backward([](BackwardCtx& c) { return MaxMinGrad(c, "gt"); })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP("minimum(Tensor self, Tensor other) -> Tensor")
     .Infer(InferElementwise)
-    .Backward([](BackwardCtx& c) { return MaxMinGrad(c, "lt"); });
+    .Backward([](BackwardCtx& c) { return MaxMinGrad(c, "lt"); })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP("logaddexp(Tensor self, Tensor other) -> Tensor")
     .Infer(InferElementwiseFloat)
     .Backward([](BackwardCtx& c) -> TensorList {
@@ -200,13 +257,19 @@ OF_OP("logaddexp(Tensor self, Tensor other) -> Tensor")
       TensorImplPtr out = c.output(0);
       return {c.needs_grad[0] ? Mul(g, Unary("exp", Sub(c.input(0), out))) : nullptr,
               c.needs_grad[1] ? Mul(g, Unary("exp", Sub(c.input(1), out))) : nullptr};
-    });
+    })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 
 // Comparisons and logical ops: bool results, no gradient.
 #define OF_COMPARE(name)                               \
   OF_OP(#name "(Tensor self, Tensor other) -> Tensor") \
       .Infer(InferElementwiseBool)                     \
-      .NonDifferentiable()
+      .NonDifferentiable()                             \
+      .Sbp(sbp::Elementwise())                         \
+      .Autocast(amp::kNone)                            \
+      .Traits(kElementwise)
 OF_COMPARE(eq);
 OF_COMPARE(ne);
 OF_COMPARE(lt);
@@ -216,19 +279,28 @@ OF_COMPARE(ge);
 OF_COMPARE(logical_and);
 OF_COMPARE(logical_or);
 OF_COMPARE(logical_xor);
-OF_OP("logical_not(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable();
+OF_OP("logical_not(Tensor self) -> Tensor").Infer(InferElementwiseBool).NonDifferentiable()
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 
 // Bitwise ops: integers and bool only (the kernels say so).
 #define OF_BITWISE(name)                                            \
   OF_OP_WITH_INPLACE(#name "(Tensor self, Tensor other) -> Tensor") \
       .Infer(InferElementwise)                                      \
-      .NonDifferentiable()
+      .NonDifferentiable()                                          \
+      .Sbp(sbp::Elementwise())                                      \
+      .Autocast(amp::kNone)                                         \
+      .Traits(kElementwise)
 OF_BITWISE(bitwise_and);
 OF_BITWISE(bitwise_or);
 OF_BITWISE(bitwise_xor);
 OF_OP_WITH_INPLACE("bitwise_not(Tensor self) -> Tensor")
     .Infer(InferElementwise)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 
 }  // namespace
 }  // namespace defs

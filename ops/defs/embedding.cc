@@ -75,7 +75,9 @@ OF_OP(
       if (by_freq) rows = Div(rows, Frequencies(idx, g->dtype()));
       TensorImplPtr zeros = Full({num, d}, Scalar::Int(0), g->dtype(), g->device());
       return {Call("index_put", {zeros, std::vector<TensorImplPtr>{flat}, rows, true}), nullptr};
-    });
+    })
+    .Sbp(sbp::Family("embedding"))
+    .Autocast(amp::kNone);
 
 // The dense gradient of embedding: [num_weights, D].
 OF_OP(
@@ -91,7 +93,9 @@ OF_OP(
       call.compute_dtype = g->dtype();
       call.out_meta = {{{call.args[2].to_int(), d}, g->dtype()}};
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // Rescales, in place, each row of self named in indices whose norm_type-norm
 // exceeds max_norm to norm max_norm (times 1 / (1 + 1e-7) as PyTorch).
@@ -109,7 +113,9 @@ OF_OP(
       call.compute_dtype = w->dtype();
       call.out_meta = {{w->shape(), w->dtype()}};
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // [*, num_classes] int64 with a 1 at each value's position; num_classes=-1
 // takes max + 1. The kernel allocates the output (its size may depend on the
@@ -123,7 +129,9 @@ OF_OP("one_hot(Tensor self, int num_classes=-1) -> Tensor")
       call.compute_dtype = DType::kInt64;
       call.out_meta.clear();
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Family("one_hot"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

@@ -63,7 +63,9 @@ OF_OP("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> 
       TensorImplPtr g = c.grad();
       TensorImplPtr zeros = Full(c.input(0)->shape(), Scalar::Int(0), g->dtype(), g->device());
       return {Call("scatter_add", {zeros, c.int_arg(1), c.input(2), g}), nullptr};
-    });
+    })
+    .Sbp(sbp::Family("gather"))
+    .Autocast(amp::kNone);
 
 // scatter.src, scatter.value and scatter_add (and their in-place twins). A
 // Python number given as scatter's src means scatter.value.
@@ -143,17 +145,23 @@ TensorList ScatterGrad(BackwardCtx& c) {
 
 OF_OP_WITH_INPLACE("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
     .Infer(InferScatter)
-    .Backward(ScatterGrad);
+    .Backward(ScatterGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_OP_WITH_INPLACE("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
     .Infer(InferScatter)
-    .Backward(ScatterGrad);
+    .Backward(ScatterGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_OP_WITH_INPLACE("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
     .Infer(InferScatter)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr g = c.grad();
       return {c.needs_grad[0] ? g : nullptr, nullptr,
               c.needs_grad[2] ? ScatterSrcGrad(c, g) : nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kPromote);
 
 // ---- index_select ------------------------------------------------------------
 
@@ -186,14 +194,18 @@ void IndexSelect(OpCall& call) {
   call.outputs = {
       Call("_index_select", {call.args[0], call.args[1], call.args[2], call.tensor(0)->shape()})};
 }
-OF_OP("index_select(Tensor self, int dim, Tensor index) -> Tensor").Composite(IndexSelect);
+OF_OP("index_select(Tensor self, int dim, Tensor index) -> Tensor").Composite(IndexSelect)
+    .Sbp(sbp::Family("index_select"))
+    .Autocast(amp::kNone);
 OF_OP("_index_select(Tensor self, int dim, Tensor index, int[] self_sizes) -> Tensor")
     .Infer(InferIndexSelect)
     .Backward([](BackwardCtx& c) -> TensorList {
       if (!c.needs_grad[0]) return {nullptr, nullptr};
       return {Call("index_select_backward", {c.grad(), c.arg(3), c.int_arg(1), c.input(2)}),
               nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // Zeros of the input's shape with the gradient's slices added at the selected
 // positions.
@@ -205,7 +217,9 @@ OF_OP("index_select_backward(Tensor grad, int[] self_sizes, int dim, Tensor inde
     .Infer(InferIndexSelectBackward)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("index_select", {c.grad(), c.int_arg(2), c.input(3)}), nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- masked ops --------------------------------------------------------------
 
@@ -247,10 +261,16 @@ TensorList MaskedFillGrad(BackwardCtx& c) {
 
 OF_OP_WITH_INPLACE("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor")
     .Infer(InferMaskedFill)
-    .Backward(MaskedFillGrad);
+    .Backward(MaskedFillGrad)
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor")
     .Infer(InferMaskedFill)
-    .Backward(MaskedFillGrad);
+    .Backward(MaskedFillGrad)
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 
 // masked_select's output size depends on the mask: its kernel allocates it.
 void InferMaskedSelect(OpCall& call) {
@@ -265,7 +285,9 @@ OF_OP("masked_select(Tensor self, Tensor mask) -> Tensor")
       if (!c.needs_grad[0]) return {nullptr, nullptr};
       // Of the broadcast shape; the dispatcher sums it back to self's.
       return {Call("masked_select_backward", {c.grad(), c.input(1), c.input(0)->shape()}), nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
+    .Autocast(amp::kNone);
 
 // Zeros of broadcast(sizes, mask) with `grad` written, in order, where the mask is true.
 void InferMaskedSelectBackward(OpCall& call) {
@@ -278,12 +300,16 @@ OF_OP("masked_select_backward(Tensor grad, Tensor mask, int[] sizes) -> Tensor")
     .Infer(InferMaskedSelectBackward)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("masked_select", {c.grad(), c.input(1)}), nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- nonzero -------------------------------------------------------------------
 
 void InferNonzero(OpCall& call) { call.compute_dtype = call.tensor(0)->dtype(); }
-OF_OP("nonzero(Tensor self) -> Tensor").Infer(InferNonzero).NonDifferentiable();
+OF_OP("nonzero(Tensor self) -> Tensor").Infer(InferNonzero).NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
+    .Autocast(amp::kNone);
 
 // nonzero(as_tuple=True): one 1-D tensor of positions per dim (a scalar counts
 // as 1-D); as_tuple=False gives nonzero(self) alone.
@@ -297,7 +323,9 @@ void NonzeroAsTuple(OpCall& call) {
   for (int64_t d = 0; d < nz->shape()[1]; ++d)
     call.outputs.push_back(Call("select", {nz, int64_t{1}, d}));
 }
-OF_OP("nonzero.as_tuple(Tensor self, *, bool as_tuple) -> Tensor[]").Composite(NonzeroAsTuple);
+OF_OP("nonzero.as_tuple(Tensor self, *, bool as_tuple) -> Tensor[]").Composite(NonzeroAsTuple)
+    .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
+    .Autocast(amp::kNone);
 
 // ---- advanced indexing ------------------------------------------------------------
 
@@ -426,7 +454,9 @@ OF_OP("_index(Tensor self, Tensor[] indices, int[]? dims, int[] self_sizes) -> T
         out[0] = Call("index_put", {zeros, indices, g, true, c.arg(2)});
       }
       return out;
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // index_put(self, indices, values, accumulate, dims): self with values
 // (broadcast to the shape of self[indices], of self's dtype) written (or added)
@@ -475,7 +505,9 @@ OF_OP_WITH_INPLACE(
     "index_put(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False, *, int[]? "
     "dims=None) -> Tensor")
     .Infer(InferIndexPut)
-    .Backward(IndexPutGrad);
+    .Backward(IndexPutGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kPromote);
 
 }  // namespace
 }  // namespace defs

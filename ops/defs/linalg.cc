@@ -229,7 +229,9 @@ TensorList MatmulGrad(BackwardCtx& c) {
   return {ga, gb};
 }
 
-OF_OP("matmul(Tensor self, Tensor other) -> Tensor").Infer(InferMatmul).Backward(MatmulGrad);
+OF_OP("matmul(Tensor self, Tensor other) -> Tensor").Infer(InferMatmul).Backward(MatmulGrad)
+    .Sbp(sbp::Family("matmul"))
+    .Autocast(amp::kLower);
 
 OF_OP("mm(Tensor self, Tensor mat2) -> Tensor")
     .Infer(InferMm)
@@ -237,7 +239,9 @@ OF_OP("mm(Tensor self, Tensor mat2) -> Tensor")
       TensorImplPtr g = c.grad();
       return {c.needs_grad[0] ? MmLike(g, T2(c.input(1)), c.input(0)) : nullptr,
               c.needs_grad[1] ? MmLike(T2(c.input(0)), g, c.input(1)) : nullptr};
-    });
+    })
+    .Sbp(sbp::Family("matmul"))
+    .Autocast(amp::kLower);
 
 OF_OP("bmm(Tensor self, Tensor mat2) -> Tensor")
     .Infer(InferBmm)
@@ -245,7 +249,9 @@ OF_OP("bmm(Tensor self, Tensor mat2) -> Tensor")
       TensorImplPtr g = c.grad();
       return {c.needs_grad[0] ? Call("bmm", {g, MT(c.input(1))}) : nullptr,
               c.needs_grad[1] ? Call("bmm", {MT(c.input(0)), g}) : nullptr};
-    });
+    })
+    .Sbp(sbp::Family("matmul"))
+    .Autocast(amp::kLower);
 
 // addmm/baddbmm: beta * self + alpha * (mat1 @ mat2). With beta == 0 self is
 // not read (NaN in it does not propagate).
@@ -267,13 +273,17 @@ TensorList AddProductGrad(BackwardCtx& c, const char* product,
 OF_OP_WITH_INPLACE(
     "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
     .Infer(InferAddmm)
-    .Backward([](BackwardCtx& c) { return AddProductGrad(c, "mm", T2); });
+    .Backward([](BackwardCtx& c) { return AddProductGrad(c, "mm", T2); })
+    .Sbp(sbp::Family("addmm"))
+    .Autocast(amp::kLower);
 
 OF_OP_WITH_INPLACE(
     "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> "
     "Tensor")
     .Infer(InferBaddbmm)
-    .Backward([](BackwardCtx& c) { return AddProductGrad(c, "bmm", MT); });
+    .Backward([](BackwardCtx& c) { return AddProductGrad(c, "bmm", MT); })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kLower);
 
 OF_OP("mv(Tensor self, Tensor vec) -> Tensor")
     .Infer(InferMv)
@@ -281,7 +291,9 @@ OF_OP("mv(Tensor self, Tensor vec) -> Tensor")
       TensorImplPtr g = c.grad();
       return {c.needs_grad[0] ? Call("outer", {g, c.input(1)}) : nullptr,
               c.needs_grad[1] ? Call("mv", {T2(c.input(0)), g}) : nullptr};
-    });
+    })
+    .Sbp(sbp::Family("matmul"))
+    .Autocast(amp::kNone, amp::kLower);
 
 OF_OP("dot(Tensor self, Tensor tensor) -> Tensor")
     .Infer(InferDot)
@@ -289,7 +301,9 @@ OF_OP("dot(Tensor self, Tensor tensor) -> Tensor")
       TensorImplPtr g = c.grad();
       return {c.needs_grad[0] ? Mul(g, c.input(1)) : nullptr,
               c.needs_grad[1] ? Mul(g, c.input(0)) : nullptr};
-    });
+    })
+    .Sbp(sbp::Family("matmul"))
+    .Autocast(amp::kNone, amp::kPromote);
 
 // outer(a, b) = a[:, None] * b: a broadcast product, so it promotes dtypes and
 // takes bool like mul (as in PyTorch); its gradient is mul's.
@@ -300,7 +314,9 @@ OF_OP("outer(Tensor self, Tensor vec2) -> Tensor").Composite([](OpCall& call) {
   OF_CHECK(b->ndim() == 1, RuntimeError, "outer: Expected 1-D argument vec2, but got ", b->ndim(),
            "-D");
   call.outputs = {Mul(Unsqueeze(a, 1), b)};
-});
+})
+    .Sbp(sbp::Family("outer"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

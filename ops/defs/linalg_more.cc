@@ -68,10 +68,14 @@ void InferInv(OpCall& call) {
 OF_OP("_linalg_inv(Tensor A) -> Tensor").Infer(InferInv).Backward([](BackwardCtx& c) -> TensorList {
   TensorImplPtr inv_t = MT(c.output(0));
   return {Neg(MM(MM(inv_t, c.grad()), inv_t))};
-});
+})
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP("inverse(Tensor self) -> Tensor").Composite([](OpCall& call) {
   call.outputs = {Call("_linalg_inv", {call.args[0]})};
-});
+})
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 void InferDet(OpCall& call) {
   const TensorImplPtr& a = call.tensor(0);
@@ -107,10 +111,14 @@ TensorList DetGrad(BackwardCtx& c) {
   TensorImplPtr adj_t = MM(Mul(u, Unsq(prod_others, -2)), vh);
   return {Mul(Unsq(Unsq(Mul(c.grad(), sign), -1), -1), adj_t)};
 }
-OF_OP("_linalg_det(Tensor A) -> Tensor").Infer(InferDet).Backward(DetGrad);
+OF_OP("_linalg_det(Tensor A) -> Tensor").Infer(InferDet).Backward(DetGrad)
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kNone);
 OF_OP("det(Tensor self) -> Tensor").Composite([](OpCall& call) {
   call.outputs = {Call("_linalg_det", {call.args[0]})};
-});
+})
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kNone);
 
 // d log|det A| / dA = A^-T; the sign is piecewise constant.
 OF_OP("_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)")
@@ -119,17 +127,23 @@ OF_OP("_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)")
       TensorImplPtr g = GradOrNull(c, 1);
       if (!g) return {nullptr};
       return {Mul(Unsq(Unsq(g, -1), -1), MT(Call("_linalg_inv", {c.input(0)})))};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kNone);
 OF_OP("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)").Composite([](OpCall& call) {
   std::vector<Value> r = CallAll("_linalg_slogdet", {call.args[0]});
   call.outputs = {r[0].tensor(), r[1].tensor()};
-});
+})
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kNone);
 // logdet: log|det A|, NaN where det A < 0 (-inf where it is 0).
 OF_OP("logdet(Tensor self) -> Tensor").Composite([](OpCall& call) {
   std::vector<Value> r = CallAll("_linalg_slogdet", {call.args[0]});
   call.outputs = {Where(Call("lt", {r[0].tensor(), Num(0)}),
                         Num(std::numeric_limits<double>::quiet_NaN()), r[1].tensor())};
-});
+})
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kNone);
 
 // ---- solve / solve_triangular ---------------------------------------------------------
 
@@ -145,7 +159,9 @@ OF_OP("_linalg_solve_matrix(Tensor A, Tensor B) -> Tensor")
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr gb = Call("_linalg_solve_matrix", {MT(c.input(0)), c.grad()});
       return {c.needs_grad[0] ? Neg(MM(gb, MT(c.output(0)))) : nullptr, gb};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP(
     "_linalg_solve_triangular_matrix(Tensor A, Tensor B, bool upper, bool unitriangular) -> "
     "Tensor")
@@ -161,7 +177,9 @@ OF_OP(
         ga = upper ? Call("triu", {ga, diag}) : Call("tril", {ga, -diag});
       }
       return {ga, gb};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // Shared by solve and solve_triangular: B is a batch of column vectors when
 // it is 1-D or has A's shape without the last dim (refused with left=False, as
@@ -205,7 +223,9 @@ OF_OP("_linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor").Composit
                               [](const TensorImplPtr& a, const TensorImplPtr& b, bool transposed) {
                                 return Call("_linalg_solve_matrix", {transposed ? MT(a) : a, b});
                               })};
-});
+})
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 OF_OP(
     "_linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool "
@@ -220,7 +240,9 @@ OF_OP(
             return Call("_linalg_solve_triangular_matrix",
                         {transposed ? MT(a) : a, b, transposed ? !upper : upper, unit});
           })};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // ---- cholesky ------------------------------------------------------------------------
 
@@ -252,10 +274,14 @@ OF_OP("_linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor")
                          Num(0.5)));
       TensorImplPtr ga = MM(MM(MT(l_inv), phi), l_inv);
       return {Mul(Add(ga, MT(ga)), Num(0.5))};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP("cholesky(Tensor self, bool upper=False) -> Tensor").Composite([](OpCall& call) {
   call.outputs = {Call("_linalg_cholesky", {call.args[0], call.args[1]})};
-});
+})
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // ---- qr --------------------------------------------------------------------------------
 
@@ -314,12 +340,16 @@ TensorList QrGrad(BackwardCtx& c) {
 }
 OF_OP("_linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)")
     .Infer(InferQr)
-    .Backward(QrGrad);
+    .Backward(QrGrad)
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)").Composite([](OpCall& call) {
   std::vector<Value> r = CallAll(
       "_linalg_qr", {call.args[0], std::string(call.args[1].to_bool() ? "reduced" : "complete")});
   call.outputs = {r[0].tensor(), r[1].tensor()};
-});
+})
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // ---- svd -------------------------------------------------------------------------------
 
@@ -386,10 +416,14 @@ TensorList SvdGrad(BackwardCtx& c) {
 }
 OF_OP("_linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)")
     .Infer(InferSvd)
-    .Backward(SvdGrad);
+    .Backward(SvdGrad)
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP("_linalg_svdvals(Tensor A) -> Tensor").Composite([](OpCall& call) {
   call.outputs = {CallAll("_linalg_svd", {call.args[0], false})[1].tensor()};
-});
+})
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 // torch.svd: V instead of Vh; compute_uv=False gives zero-filled U and V of
 // the full sizes.
 OF_OP("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)")
@@ -405,7 +439,9 @@ OF_OP("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tens
       call.outputs = {Full(With(BatchOf(a), {m, m}), Scalar::Int(0), a->dtype(), a->device()),
                       r[1].tensor(),
                       Full(With(BatchOf(a), {n, n}), Scalar::Int(0), a->dtype(), a->device())};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // ---- eigh --------------------------------------------------------------------------------
 
@@ -437,10 +473,14 @@ OF_OP("_linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigen
       TensorImplPtr e = Where(eye, Num(1), Sub(Unsq(l, -2), Unsq(l, -1)));
       TensorImplPtr core = Where(eye, gl ? Call("diag_embed", {gl}) : ZerosLike(vgv), Div(vgv, e));
       return {MM(v, MM(core, MT(v)))};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP("_linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor").Composite([](OpCall& call) {
   call.outputs = {CallAll("_linalg_eigh", {call.args[0], call.args[1]})[0].tensor()};
-});
+})
+    .Sbp(sbp::BroadcastOnly("a factorization reads whole matrices; batch splits not written yet"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // ---- norms ---------------------------------------------------------------------------------
 
@@ -456,7 +496,9 @@ OF_OP(
       Value dim = call.args[2];
       if (!dim.is_none() && dim.int_list().empty()) dim = Value();
       call.outputs = {Call("norm", {x, call.args[1], dim, call.args[3], call.args[4]})};
-    });
+    })
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone, amp::kFp32);
 
 // The matrix norm over dims (d0, d1): Frobenius, nuclear (sum of singular
 // values), +-2 (largest/smallest singular value), +-1 (max/min column sum of
@@ -517,14 +559,18 @@ OF_OP(
     .Composite([](OpCall& call) {
       call.outputs = {MatrixNorm(call.tensor(0), "", call.args[1].scalar().d,
                                  call.args[2].int_list(), call.args[3].to_bool(), call.args[4])};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kFp32);
 OF_OP(
     "_linalg_matrix_norm.str_ord(Tensor A, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, "
     "*, ScalarType? dtype=None) -> Tensor")
     .Composite([](OpCall& call) {
       call.outputs = {MatrixNorm(call.tensor(0), call.args[1].str(), 0, call.args[2].int_list(),
                                  call.args[3].to_bool(), call.args[4])};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 // linalg.norm: a matrix norm when ord is a string, or dim has two entries, or
 // ord is given without dim for a 2-D input; otherwise a vector norm (of the
@@ -561,11 +607,15 @@ void LinalgNorm(OpCall& call, bool str_ord) {
 OF_OP(
     "_linalg_norm(Tensor A, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None) -> Tensor")
-    .Composite([](OpCall& call) { LinalgNorm(call, false); });
+    .Composite([](OpCall& call) { LinalgNorm(call, false); })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kFp32);
 OF_OP(
     "_linalg_norm.ord_str(Tensor A, str ord, int[1]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None) -> Tensor")
-    .Composite([](OpCall& call) { LinalgNorm(call, true); });
+    .Composite([](OpCall& call) { LinalgNorm(call, true); })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 }  // namespace
 }  // namespace defs

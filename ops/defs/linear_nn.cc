@@ -75,7 +75,9 @@ OF_OP("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
       TensorImplPtr y = Call("matmul", {x, w->ndim() == 2 ? Call("t", {w}) : w});
       if (b) y = Add(y, b);
       call.outputs = {y};
-    });
+    })
+    .Sbp(sbp::Family("linear"))
+    .Autocast(amp::kLower);
 
 OF_OP("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor")
     .Composite([](OpCall& call) {
@@ -119,7 +121,9 @@ OF_OP("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) 
       TensorImplPtr y = Call("sum.dim", {Mul(t, Call("unsqueeze", {c, 1})), DimVector{2}, false});
       if (b) y = Add(y, b);
       call.outputs = {Call("reshape", {y, out_shape})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kPromote);
 
 // ---- fused linear layers ---------------------------------------------------------
 
@@ -195,7 +199,10 @@ TensorList FusedLinearActGrad(BackwardCtx& c) {
 
 OF_OP("_fused_linear_act(Tensor input, Tensor weight, Tensor? bias, str activation) -> Tensor")
     .Infer(InferFusedLinearAct)
-    .Backward(FusedLinearActGrad);
+    .Backward(FusedLinearActGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kLower, amp::kNone)
+    .Traits(kFusedEpilogue);
 
 OF_OP(
     "fused_linear(Tensor input, Tensor weight, Tensor? bias=None, str activation='none') -> "
@@ -235,7 +242,10 @@ OF_OP(
         y = Call("_fused_linear_act", {x2, w, bias, act});
       }
       call.outputs = {Call("reshape", {y, out_shape})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kLower, amp::kNone)
+    .Traits(kFusedEpilogue);
 
 // OneFlow's fused_matmul_bias: x @ weight^T + bias (+ _add_to_output, a
 // residual of the output's shape).
@@ -253,7 +263,10 @@ OF_OP(
         y = Add(y, r);
       }
       call.outputs = {y};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kLower, amp::kNone)
+    .Traits(kFusedEpilogue);
 
 // OneFlow's fused_mlp: layers x = relu(x @ weights[i]^T + biases[i]), the last
 // one without the relu when skip_final_activation.
@@ -273,7 +286,10 @@ OF_OP(
         x = Call("fused_linear", {x, ws[i], bs[i], std::string(last && skip ? "none" : "relu")});
       }
       call.outputs = {x};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kLower, amp::kNone)
+    .Traits(kFusedEpilogue);
 
 }  // namespace
 }  // namespace defs

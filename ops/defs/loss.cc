@@ -170,7 +170,9 @@ void CrossEntropy(OpCall& call) {
 OF_OP(
     "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, str reduction='mean', int "
     "ignore_index=-100, float label_smoothing=0.0) -> Tensor")
-    .Composite(CrossEntropy);
+    .Composite(CrossEntropy)
+    .Sbp(sbp::Family("class_loss"))
+    .Autocast(amp::kFp32);
 
 void NllLoss(OpCall& call) {
   ParseReduction(call.args[3].str(), "nll_loss");
@@ -185,7 +187,9 @@ void NllLoss(OpCall& call) {
 OF_OP(
     "nll_loss(Tensor input, Tensor target, Tensor? weight=None, str reduction='mean', int "
     "ignore_index=-100) -> Tensor")
-    .Composite(NllLoss);
+    .Composite(NllLoss)
+    .Sbp(sbp::Family("class_loss"))
+    .Autocast(amp::kFp32);
 
 // The fused ops over (rows, C) logits or log-probabilities and (rows) class
 // indices. Outputs: the loss (per row for 'none', else a scalar), then what
@@ -234,7 +238,9 @@ OF_OP(
       args.push_back(c.output(1));
       args.push_back(c.output(2));
       return OnlyFirst(c, Call("_softmax_cross_entropy_backward", std::move(args)));
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32);
 
 // The backward of cross entropy is linear in grad_output, and through
 // softmax(x) a function of the input:
@@ -292,7 +298,9 @@ OF_OP(
       call.compute_dtype = x->dtype();
       call.out_meta = {{x->shape(), x->dtype()}};
     })
-    .Backward(SoftmaxCrossEntropyDoubleGrad);
+    .Backward(SoftmaxCrossEntropyDoubleGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 OF_OP(
     "_nll_loss(Tensor input, Tensor target, Tensor? weight, str reduction, int ignore_index) -> "
@@ -305,7 +313,9 @@ OF_OP(
       for (int i : {3, 4}) args.push_back(c.arg(i));
       args.push_back(c.output(1));
       return OnlyFirst(c, Call("_nll_loss_backward", std::move(args)));
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32);
 
 // grad_input is linear in grad_output and independent of the input: its
 // gradient along gg is nll_loss of gg itself.
@@ -324,7 +334,9 @@ OF_OP(
         gg = CallAll("_nll_loss", std::move(args))[0].tensor();
       }
       return OnlyFirst(c, gg);
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- binary cross entropy ---------------------------------------------------
 
@@ -351,7 +363,9 @@ void BinaryCrossEntropy(OpCall& call) {
 OF_OP(
     "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, str "
     "reduction='mean') -> Tensor")
-    .Composite(BinaryCrossEntropy);
+    .Composite(BinaryCrossEntropy)
+    .Sbp(sbp::Family("pointwise_loss"))
+    .Autocast(amp::kFp32, amp::kBanned);
 
 // Elementwise -(t log x + (1 - t) log(1 - x)) with each log clamped at -100.
 // The gradients are PyTorch's: (x - t) / max(x (1 - x), 1e-12) for the input
@@ -376,7 +390,10 @@ OF_OP("_binary_cross_entropy(Tensor input, Tensor target) -> Tensor")
         gt = Mul(g, Sub(Unary("log", Sub(Num(1), x)), Unary("log", x)));
       }
       return {gx, gt};
-    });
+    })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kFp32, amp::kNone)
+    .Traits(kElementwise);
 
 // (1 - t) x - (1 + (pw - 1) t) logsigmoid(x), times weight.
 void BinaryCrossEntropyWithLogits(OpCall& call) {
@@ -399,7 +416,9 @@ void BinaryCrossEntropyWithLogits(OpCall& call) {
 OF_OP(
     "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? "
     "pos_weight=None, str reduction='mean') -> Tensor")
-    .Composite(BinaryCrossEntropyWithLogits);
+    .Composite(BinaryCrossEntropyWithLogits)
+    .Sbp(sbp::Family("pointwise_loss"))
+    .Autocast(amp::kFp32);
 
 // ---- regression losses ------------------------------------------------------
 //
@@ -434,9 +453,13 @@ void RegressionLoss(OpCall& call, const char* kind, double param, int weight_arg
 }
 
 OF_OP("mse_loss(Tensor input, Tensor target, str reduction='mean', Tensor? weight=None) -> Tensor")
-    .Composite([](OpCall& call) { RegressionLoss(call, "mse", 0, 3, true); });
+    .Composite([](OpCall& call) { RegressionLoss(call, "mse", 0, 3, true); })
+    .Sbp(sbp::Family("pointwise_loss"))
+    .Autocast(amp::kFp32);
 OF_OP("l1_loss(Tensor input, Tensor target, str reduction='mean', Tensor? weight=None) -> Tensor")
-    .Composite([](OpCall& call) { RegressionLoss(call, "l1", 0, 3, true); });
+    .Composite([](OpCall& call) { RegressionLoss(call, "l1", 0, 3, true); })
+    .Sbp(sbp::Family("pointwise_loss"))
+    .Autocast(amp::kFp32);
 // |d| < beta ? d^2 / (2 beta) : |d| - beta / 2 (l1 for beta = 0).
 OF_OP("smooth_l1_loss(Tensor input, Tensor target, str reduction='mean', float beta=1.0) -> Tensor")
     .Composite([](OpCall& call) {
@@ -445,7 +468,9 @@ OF_OP("smooth_l1_loss(Tensor input, Tensor target, str reduction='mean', float b
                "smooth_l1_loss(): smooth_l1_loss does not support negative values for beta, got ",
                beta);
       RegressionLoss(call, beta == 0 ? "l1" : "smooth_l1", beta, -1, false);
-    });
+    })
+    .Sbp(sbp::Family("pointwise_loss"))
+    .Autocast(amp::kFp32);
 // |d| < delta ? d^2 / 2 : delta (|d| - delta / 2).
 OF_OP(
     "huber_loss(Tensor input, Tensor target, str reduction='mean', float delta=1.0, Tensor? "
@@ -456,7 +481,9 @@ OF_OP(
                "huber_loss(): huber_loss does not support non-positive values for delta, got ",
                delta);
       RegressionLoss(call, "huber", delta, 4, false);
-    });
+    })
+    .Sbp(sbp::Family("pointwise_loss"))
+    .Autocast(amp::kFp32);
 
 void InferPointwiseLoss(OpCall& call) {
   InferElementwise(call);
@@ -470,7 +497,10 @@ OF_OP("_pointwise_loss(Tensor input, Tensor target, str kind, float param=0) -> 
       TensorImplPtr gx =
           Call("_pointwise_loss_backward", {c.grad(), c.input(0), c.input(1), c.arg(2), c.arg(3)});
       return {c.needs_grad[0] ? gx : nullptr, c.needs_grad[1] ? Neg(gx) : nullptr};
-    });
+    })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kFp32)
+    .Traits(kElementwise);
 
 // grad * f'(input - target). Linear in grad; its derivative in the input is
 // grad f''(d) (2 for mse, 1 / beta inside smooth_l1's quadratic zone, 1 inside
@@ -501,7 +531,9 @@ OF_OP(
         d_x = second;
       }
       return {d_grad, c.needs_grad[1] ? d_x : nullptr, c.needs_grad[2] && d_x ? Neg(d_x) : nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // target (log target - input), with 0 log 0 = 0; 'batchmean' divides the sum
 // by the batch size.
@@ -530,7 +562,9 @@ void KlDiv(OpCall& call) {
 OF_OP(
     "kl_div(Tensor input, Tensor target, str reduction='mean', *, bool log_target=False) -> "
     "Tensor")
-    .Composite(KlDiv);
+    .Composite(KlDiv)
+    .Sbp(sbp::Family("pointwise_loss"))
+    .Autocast(amp::kFp32);
 
 // ---- ranking and embedding losses -------------------------------------------
 
@@ -549,7 +583,9 @@ void MarginRankingLoss(OpCall& call) {
 OF_OP(
     "margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, str "
     "reduction='mean') -> Tensor")
-    .Composite(MarginRankingLoss);
+    .Composite(MarginRankingLoss)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32);
 
 // max(0, margin + d(a, p) - d(a, n)) with d the p-norm distance; `swap` uses
 // min(d(a, n), d(p, n)).
@@ -572,7 +608,9 @@ void TripletMarginLoss(OpCall& call) {
 OF_OP(
     "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, "
     "float p=2, float eps=1e-06, bool swap=False, str reduction='mean') -> Tensor")
-    .Composite(TripletMarginLoss);
+    .Composite(TripletMarginLoss)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32);
 
 // 1 - cos(x1, x2) where y == 1, max(0, cos - margin) where y == -1, with
 // PyTorch's cos = <x1, x2> / sqrt((|x1|^2 + 1e-12) (|x2|^2 + 1e-12)).
@@ -605,7 +643,9 @@ void CosineEmbeddingLoss(OpCall& call) {
 OF_OP(
     "cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, str "
     "reduction='mean') -> Tensor")
-    .Composite(CosineEmbeddingLoss);
+    .Composite(CosineEmbeddingLoss)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32);
 
 // ---- ctc_loss ---------------------------------------------------------------
 
@@ -645,7 +685,9 @@ void CtcLoss(OpCall& call) {
 OF_OP(
     "ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int "
     "blank=0, str reduction='mean', bool zero_infinity=False) -> Tensor")
-    .Composite(CtcLoss);
+    .Composite(CtcLoss)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // Forward: the negative log-likelihood per sample and the alpha table
 // (N, T, 2 S + 1) in log space, which backward reuses.
@@ -703,7 +745,9 @@ OF_OP(
       return {Call("_ctc_loss_backward", {c.grad(0), c.input(0), c.input(1), c.arg(2), c.arg(3),
                                           c.output(0), c.output(1), c.arg(4), c.arg(5)}),
               nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // PyTorch's gradient: exp(lp) - exp(log(sum alpha beta) + nll - lp) per
 // class, i.e. the gradient through a log_softmax that produced log_probs.
@@ -716,7 +760,9 @@ OF_OP(
       call.compute_dtype = lp->dtype();
       call.out_meta = {{lp->shape(), lp->dtype()}};
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

@@ -245,7 +245,9 @@ OF_OP(
     "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, "
     "float eps) -> (Tensor, Tensor, Tensor)")
     .Infer(InferNativeLayerNorm)
-    .Backward(NativeLayerNormGrad);
+    .Backward(NativeLayerNormGrad)
+    .Sbp(sbp::Family("layer_norm"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 // (grad_input, grad_weight, grad_bias); a gradient left out by output_mask (or
 // of an omitted parameter) has shape [0].
@@ -263,7 +265,9 @@ OF_OP(
       call.compute_dtype = x->dtype();
       call.out_meta = {{mask[0] ? x->shape() : DimVector{0}, x->dtype()}, param(5, 1), param(6, 2)};
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 OF_OP(
     "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
@@ -272,7 +276,9 @@ OF_OP(
       call.outputs = {CallAll("native_layer_norm", {call.args[0], call.args[1], call.args[2],
                                                     call.args[3], call.args[4]})[0]
                           .tensor()};
-    });
+    })
+    .Sbp(sbp::Family("layer_norm"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 // ---- rms_norm --------------------------------------------------------------------
 
@@ -320,7 +326,9 @@ OF_OP(
       s.set(0, outs[0].tensor());
       s.set(2, outs[1].tensor());
       return s.take();
-    });
+    })
+    .Sbp(sbp::Family("layer_norm"))
+    .Autocast(amp::kNone);
 
 OF_OP(
     "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, "
@@ -333,7 +341,9 @@ OF_OP(
       if (call.has(4) && mask[1]) dw = {call.tensor(4)->shape(), call.tensor(4)->dtype()};
       call.out_meta = {{mask[0] ? x->shape() : DimVector{0}, x->dtype()}, dw};
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 OF_OP(
     "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> "
@@ -354,7 +364,9 @@ OF_OP(
                x->ndim(), " (input of size ", ShapeToString(x->shape()),
                ", normalized_shape = ", ShapeToString(ns), ")");
       call.outputs = {CallAll("_fused_rms_norm", call.args)[0].tensor()};
-    });
+    })
+    .Sbp(sbp::Family("layer_norm"))
+    .Autocast(amp::kNone);
 
 // ---- batch_norm --------------------------------------------------------------------
 
@@ -443,7 +455,9 @@ OF_OP(
     "Tensor(b!)? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, "
     "Tensor)")
     .Infer(InferNativeBatchNorm)
-    .Backward(NativeBatchNormGrad);
+    .Backward(NativeBatchNormGrad)
+    .Sbp(sbp::Family("batch_norm"))
+    .Autocast(amp::kNone);
 
 OF_OP(
     "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? "
@@ -468,7 +482,9 @@ OF_OP(
                        {mask[1] ? DimVector{c} : DimVector{0}, pd},
                        {mask[2] ? DimVector{c} : DimVector{0}, pd}};
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 OF_OP(
     "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!)? running_mean, "
@@ -487,7 +503,9 @@ OF_OP(
       }
       std::vector<Value> args(call.args.begin(), call.args.begin() + 8);
       call.outputs = {CallAll("native_batch_norm", std::move(args))[0].tensor()};
-    });
+    })
+    .Sbp(sbp::Family("batch_norm"))
+    .Autocast(amp::kNone);
 
 // ---- group_norm ----------------------------------------------------------------------
 
@@ -550,7 +568,9 @@ OF_OP(
     "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int "
     "group, float eps) -> (Tensor, Tensor, Tensor)")
     .Infer(InferNativeGroupNorm)
-    .Backward(NativeGroupNormGrad);
+    .Backward(NativeGroupNormGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 OF_OP(
     "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? "
@@ -566,7 +586,9 @@ OF_OP(
                        {mask[1] ? DimVector{c} : DimVector{0}, pd},
                        {mask[2] ? DimVector{c} : DimVector{0}, pd}};
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // Input [N, C, *]: C channels in num_groups groups, normalized per (sample, group).
 OF_OP(
@@ -582,7 +604,9 @@ OF_OP(
       call.outputs = {CallAll("native_group_norm", {call.args[0], call.args[2], call.args[3], n, c,
                                                     hw, call.args[1], call.args[4]})[0]
                           .tensor()};
-    });
+    })
+    .Sbp(sbp::Family("group_norm"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 // ---- instance_norm -----------------------------------------------------------------------
 
@@ -642,7 +666,9 @@ OF_OP(
         update(call.tensor(4),
                Call("var.correction", {x3, DimVector{2}, Value(Scalar::Int(1)), false}));
       }
-    });
+    })
+    .Sbp(sbp::Family("batch_norm"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

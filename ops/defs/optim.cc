@@ -32,26 +32,41 @@ void InferFusedOptim(OpCall& call) {
   call.out_meta.clear();
 }
 
+// The multi-tensor kernels write into list arguments the schema cannot mark;
+// run on boxed copies of global tensors, the update would be silently lost.
+constexpr const char* kLocalOnly =
+    "fused multi-tensor kernels take local tensors only; global parameters use the "
+    "per-parameter optimizer path";
+
 OF_OP(
     "_fused_sgd_(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffer_list, *, "
     "float weight_decay, float momentum, float lr, float dampening, bool nesterov, "
     "bool maximize, bool is_first_step) -> Tensor[]")
     .Infer(InferFusedOptim)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Unsupported(kLocalOnly))
+    .Autocast(amp::kNone)
+    .Traits(kMutatesArgs);
 
 OF_OP(
     "_fused_adam_(Tensor[] params, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, "
     "Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, "
     "float weight_decay, float eps, bool amsgrad, bool maximize) -> Tensor[]")
     .Infer(InferFusedOptim)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Unsupported(kLocalOnly))
+    .Autocast(amp::kNone)
+    .Traits(kMutatesArgs);
 
 OF_OP(
     "_fused_adamw_(Tensor[] params, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, "
     "Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, "
     "float weight_decay, float eps, bool amsgrad, bool maximize) -> Tensor[]")
     .Infer(InferFusedOptim)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Unsupported(kLocalOnly))
+    .Autocast(amp::kNone)
+    .Traits(kMutatesArgs);
 
 }  // namespace
 }  // namespace defs

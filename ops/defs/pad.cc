@@ -55,7 +55,9 @@ OF_OP("constant_pad_nd(Tensor input, int[] pad, Scalar value=0) -> Tensor")
       DimVector neg = c.arg(1).int_list();
       for (int64_t& p : neg) p = -p;
       return {Call("constant_pad_nd", {c.grad(), neg, Scalar::Int(0)})};
-    });
+    })
+    .Sbp(sbp::Family("constant_pad"))
+    .Autocast(amp::kNone);
 
 // ---- reflect / replicate -----------------------------------------------------------
 
@@ -132,16 +134,24 @@ TensorList ReflectReplicateGrad(BackwardCtx& c) {
 
 OF_OP("_reflection_pad(Tensor self, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
-    .Backward(ReflectReplicateGrad);
+    .Backward(ReflectReplicateGrad)
+    .Sbp(sbp::Family("spatial", "n=any"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP("_reflection_pad_backward(Tensor grad_output, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
-    .Backward(ReflectReplicateGrad);
+    .Backward(ReflectReplicateGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_OP("_replication_pad(Tensor self, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
-    .Backward(ReflectReplicateGrad);
+    .Backward(ReflectReplicateGrad)
+    .Sbp(sbp::Family("spatial", "n=any"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP("_replication_pad_backward(Tensor grad_output, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
-    .Backward(ReflectReplicateGrad);
+    .Backward(ReflectReplicateGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- circular ----------------------------------------------------------------------
 
@@ -195,7 +205,9 @@ void PadCircular(OpCall& call) {
   if (x->storage() == call.tensor(0)->storage()) x = Call("clone", {x});
   call.outputs = {x};
 }
-OF_OP("_pad_circular(Tensor self, int[] pad) -> Tensor").Composite(PadCircular);
+OF_OP("_pad_circular(Tensor self, int[] pad) -> Tensor").Composite(PadCircular)
+    .Sbp(sbp::Family("spatial", "n=any"))
+    .Autocast(amp::kNone);
 
 // ---- F.pad -------------------------------------------------------------------------
 
@@ -235,7 +247,9 @@ void Pad(OpCall& call) {
   call.outputs = {Call(op, {x, pad})};
 }
 OF_OP("_pad(Tensor self, int[] pad, str mode=\"constant\", float? value=None) -> Tensor")
-    .Composite(Pad);
+    .Composite(Pad)
+    .Sbp(sbp::Family("spatial", "n=any"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

@@ -205,18 +205,23 @@ void MaxPoolValues(OpCall& call) {
   call.outputs = {CallAll(call.name() + "_with_indices", std::move(args))[0].tensor()};
 }
 
+// max_pool3d runs in float32 under CPU autocast (PyTorch's CPU list).
 #define OF_MAX_POOL(N)                                                                          \
   OF_OP("max_pool" #N "d(Tensor input, int[" #N "] kernel_size, int[" #N "] stride=[], int[" #N \
         "] padding=0, int[" #N                                                                  \
         "] dilation=1, bool ceil_mode=False) -> "                                               \
         "Tensor")                                                                               \
-      .Composite(MaxPoolValues);                                                                \
+      .Composite(MaxPoolValues)                                                                 \
+      .Sbp(sbp::Family("spatial", "n=" #N))                                                     \
+      .Autocast(N == 3 ? amp::kFp32 : amp::kNone, amp::kNone);                                  \
   OF_OP("max_pool" #N "d_with_indices(Tensor input, int[" #N "] kernel_size, int[" #N           \
         "] stride=[], int[" #N "] padding=0, int[" #N                                           \
         "] dilation=1, bool ceil_mode=False) -> "                                               \
         "(Tensor, Tensor)")                                                                     \
       .Infer(InferMaxPool)                                                                      \
-      .Backward(MaxPoolGrad)
+      .Backward(MaxPoolGrad)                                                                    \
+      .Sbp(sbp::Family("spatial", "n=" #N))                                                     \
+      .Autocast(N == 3 ? amp::kFp32 : amp::kNone, amp::kNone)
 
 OF_MAX_POOL(1);
 OF_MAX_POOL(2);
@@ -241,7 +246,9 @@ OF_OP(
       if (!c.needs_grad[0]) return {nullptr, nullptr};
       const int64_t n = static_cast<int64_t>(c.arg(2).int_list().size());
       return {GatherPlanes(c.grad(), c.input(1), n), nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- average pooling -------------------------------------------------------------
 
@@ -287,17 +294,23 @@ OF_OP(
     "avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, "
     "bool ceil_mode=False, bool count_include_pad=True) -> Tensor")
     .Infer(InferAvgPool)
-    .Backward(AvgPoolGrad);
+    .Backward(AvgPoolGrad)
+    .Sbp(sbp::Family("spatial", "n=1 linear=1"))
+    .Autocast(amp::kNone);
 OF_OP(
     "avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
     "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor")
     .Infer(InferAvgPool)
-    .Backward(AvgPoolGrad);
+    .Backward(AvgPoolGrad)
+    .Sbp(sbp::Family("spatial", "n=2 linear=1"))
+    .Autocast(amp::kNone);
 OF_OP(
     "avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
     "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor")
     .Infer(InferAvgPool)
-    .Backward(AvgPoolGrad);
+    .Backward(AvgPoolGrad)
+    .Sbp(sbp::Family("spatial", "n=3 linear=1"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // The adjoint of avg_pool: each output gradient spread over its window with
 // the forward's divisor. Arguments are the forward's, normalized; input_size
@@ -328,7 +341,9 @@ OF_OP(
       std::vector<Value> args = {c.grad(), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(6)};
       if (n > 1) args.push_back(c.arg(7));
       return {Call(op, std::move(args))};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- adaptive pooling ----------------------------------------------------------
 
@@ -383,13 +398,19 @@ TensorList AdaptiveAvgGrad(BackwardCtx& c) {
 
 OF_OP("adaptive_avg_pool1d(Tensor input, int[1] output_size) -> Tensor")
     .Infer(InferAdaptiveAvg)
-    .Backward(AdaptiveAvgGrad);
+    .Backward(AdaptiveAvgGrad)
+    .Sbp(sbp::Family("spatial", "n=1 linear=1"))
+    .Autocast(amp::kNone);
 OF_OP("adaptive_avg_pool2d(Tensor input, int[2] output_size) -> Tensor")
     .Infer(InferAdaptiveAvg)
-    .Backward(AdaptiveAvgGrad);
+    .Backward(AdaptiveAvgGrad)
+    .Sbp(sbp::Family("spatial", "n=2 linear=1"))
+    .Autocast(amp::kNone);
 OF_OP("adaptive_avg_pool3d(Tensor input, int[3] output_size) -> Tensor")
     .Infer(InferAdaptiveAvg)
-    .Backward(AdaptiveAvgGrad);
+    .Backward(AdaptiveAvgGrad)
+    .Sbp(sbp::Family("spatial", "n=3 linear=1"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // The adjoint of adaptive_avg_pool; input_size holds the input's spatial
 // sizes. Its gradient is adaptive_avg_pool to grad_output's spatial sizes.
@@ -406,7 +427,9 @@ OF_OP("adaptive_avg_pool_backward(Tensor grad_output, int[] input_size) -> Tenso
       const int64_t n = static_cast<int64_t>(c.arg(1).int_list().size());
       const std::string op = "adaptive_avg_pool" + std::to_string(n) + "d";
       return {Call(op, {c.grad(), Trailing(c.input(0)->shape(), n)})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 TensorList AdaptiveMaxGrad(BackwardCtx& c) {
   const int64_t n = SpatialDims(c);
@@ -415,13 +438,19 @@ TensorList AdaptiveMaxGrad(BackwardCtx& c) {
 
 OF_OP("adaptive_max_pool1d(Tensor input, int[1] output_size) -> (Tensor, Tensor)")
     .Infer(InferAdaptiveMax)
-    .Backward(AdaptiveMaxGrad);
+    .Backward(AdaptiveMaxGrad)
+    .Sbp(sbp::Family("spatial", "n=1"))
+    .Autocast(amp::kNone);
 OF_OP("adaptive_max_pool2d(Tensor input, int[2] output_size) -> (Tensor, Tensor)")
     .Infer(InferAdaptiveMax)
-    .Backward(AdaptiveMaxGrad);
+    .Backward(AdaptiveMaxGrad)
+    .Sbp(sbp::Family("spatial", "n=2"))
+    .Autocast(amp::kNone);
 OF_OP("adaptive_max_pool3d(Tensor input, int[3] output_size) -> (Tensor, Tensor)")
     .Infer(InferAdaptiveMax)
-    .Backward(AdaptiveMaxGrad);
+    .Backward(AdaptiveMaxGrad)
+    .Sbp(sbp::Family("spatial", "n=3"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // ---- max_unpool -------------------------------------------------------------------
 
@@ -469,15 +498,21 @@ TensorList MaxUnpoolGrad(BackwardCtx& c) {
 
 OF_OP("max_unpool1d(Tensor input, Tensor indices, int[1] output_size) -> Tensor")
     .Infer(InferMaxUnpool)
-    .Backward(MaxUnpoolGrad);
+    .Backward(MaxUnpoolGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_OP("max_unpool2d(Tensor input, Tensor indices, int[2] output_size) -> Tensor")
     .Infer(InferMaxUnpool)
-    .Backward(MaxUnpoolGrad);
+    .Backward(MaxUnpoolGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP(
     "max_unpool3d(Tensor input, Tensor indices, int[3] output_size, int[3] stride, "
     "int[3] padding) -> Tensor")
     .Infer(InferMaxUnpool)
-    .Backward(MaxUnpoolGrad);
+    .Backward(MaxUnpoolGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 }  // namespace
 }  // namespace defs

@@ -248,57 +248,99 @@ OF_OP(
     "uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> "
     "Tensor(a!)")
     .Infer(InferUniform)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random_fill"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP(
     "normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> "
     "Tensor(a!)")
     .Infer(InferNormalInplace)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random_fill"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 // Integers uniformly from [from, to): random_() covers the dtype's range (for
 // floating types [0, 2^mantissa digits]), random_(to) starts at 0. The
 // overloads are tried in this order.
 OF_OP("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)")
     .Infer(InferRandom)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random_fill"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP("random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)")
     .Infer(InferRandom)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random_fill"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP(
     "random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> "
     "Tensor(a!)")
     .Infer(InferRandom)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random_fill"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP("bernoulli(Tensor self, *, Generator? generator=None) -> Tensor")
     .Infer(InferBernoulli)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP("bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor")
     .Infer(InferBernoulliFloat)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP("bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)")
     .Infer(InferBernoulliFloat)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random_fill"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)")
     .Infer(InferBernoulliTensor)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random_inplace"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP("normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor")
     .Infer(InferNormal)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP("normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor")
     .Infer(InferNormal)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor")
     .Infer(InferNormal)
-    .Backward(ZeroGrads);
+    .Backward(ZeroGrads)
+    .Sbp(sbp::Family("random"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP(
     "normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, "
     "ScalarType? dtype=None, Device? device=None) -> Tensor")
     .Infer(InferNormalCreation)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Family("random"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 OF_OP(
     "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) "
     "-> Tensor")
     .Infer(InferRandperm)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone)
+    .Traits(kRandom);
 
 }  // namespace
 }  // namespace defs

@@ -175,10 +175,14 @@ TensorList SumDimGrad(BackwardCtx& c) {
 
 OF_OP("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor")
     .Infer(InferSumAll)
-    .Backward(SumAllGrad);
+    .Backward(SumAllGrad)
+    .Sbp(sbp::Reduction("sum"))
+    .Autocast(amp::kNone, amp::kFp32);
 OF_OP("sum.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
     .Infer(InferSumDim)
-    .Backward(SumDimGrad);
+    .Backward(SumDimGrad)
+    .Sbp(sbp::Reduction("sum"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 // nansum: NaNs count as zero, so they get no gradient.
 OF_OP(
@@ -190,7 +194,9 @@ OF_OP(
       auto reduced = ReducedDims(c.arg(1), x->ndim(), "nansum");
       TensorImplPtr g = KeepDims(c.grad(), x->shape(), reduced, c.arg(2).to_bool());
       return {Where(Call("isnan", {x}), Num(0), Call("expand", {g, x->shape()}))};
-    });
+    })
+    .Sbp(sbp::Reduction("sum"))
+    .Autocast(amp::kNone);
 
 // mean: floating inputs only, as in PyTorch.
 void CheckMeanDType(const OpCall& call, DType d) {
@@ -216,7 +222,9 @@ OF_OP("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor")
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr x = c.input(0);
       return {Call("expand", {Div(c.grad(), Num(static_cast<double>(x->numel()))), x->shape()})};
-    });
+    })
+    .Sbp(sbp::Reduction("mean"))
+    .Autocast(amp::kNone);
 OF_OP("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
     .Infer(InferMeanDim)
     .Backward([](BackwardCtx& c) -> TensorList {
@@ -224,7 +232,9 @@ OF_OP("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dty
       auto reduced = ReducedDims(c.arg(1), x->ndim(), "mean");
       double n = static_cast<double>(ReducedCount(x->shape(), reduced));
       return {ExpandReduced(Div(c.grad(), Num(n)), x->shape(), reduced, c.arg(2).to_bool())};
-    });
+    })
+    .Sbp(sbp::Reduction("mean"))
+    .Autocast(amp::kNone);
 
 // ---- prod ----------------------------------------------------------------------
 
@@ -277,7 +287,9 @@ OF_OP("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor")
       std::vector<bool> all(x->ndim(), true);
       auto rest_of = [](const TensorImplPtr& t) { return Call("prod", {t}); };
       return {ProdGrad(x, c.grad(), c.output(0), all, rest_of, false)};
-    });
+    })
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kFp32);
 OF_OP("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
     .Infer(InferProdDim)
     .Backward([](BackwardCtx& c) -> TensorList {
@@ -290,7 +302,9 @@ OF_OP("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dty
       return {ProdGrad(x, KeepDims(c.grad(), x->shape(), reduced, keepdim),
                        KeepDims(c.output(0), x->shape(), reduced, keepdim), reduced, rest_of,
                        true)};
-    });
+    })
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kFp32);
 
 // ---- max, min, amax, amin, argmax, argmin -----------------------------------------
 
@@ -385,28 +399,50 @@ void BinaryExtreme(OpCall& call) {
   call.outputs = {Call(kIsMax ? "maximum" : "minimum", {call.args[0], call.args[1]})};
 }
 
-OF_OP("max(Tensor self) -> Tensor").Infer(InferExtremeAll).Backward(EvenlySplitGrad);
+OF_OP("max(Tensor self) -> Tensor").Infer(InferExtremeAll).Backward(EvenlySplitGrad)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
     .Infer(InferExtremeDim)
-    .Backward(SelectedIndexGrad);
-OF_OP("max.other(Tensor self, Tensor other) -> Tensor").Composite(BinaryExtreme<true>);
-OF_OP("min(Tensor self) -> Tensor").Infer(InferExtremeAll).Backward(EvenlySplitGrad);
+    .Backward(SelectedIndexGrad)
+    .Sbp(sbp::Reduction("", 2))
+    .Autocast(amp::kNone);
+OF_OP("max.other(Tensor self, Tensor other) -> Tensor").Composite(BinaryExtreme<true>)
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
+OF_OP("min(Tensor self) -> Tensor").Infer(InferExtremeAll).Backward(EvenlySplitGrad)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
     .Infer(InferExtremeDim)
-    .Backward(SelectedIndexGrad);
-OF_OP("min.other(Tensor self, Tensor other) -> Tensor").Composite(BinaryExtreme<false>);
+    .Backward(SelectedIndexGrad)
+    .Sbp(sbp::Reduction("", 2))
+    .Autocast(amp::kNone);
+OF_OP("min.other(Tensor self, Tensor other) -> Tensor").Composite(BinaryExtreme<false>)
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor")
     .Infer(InferAmaxAmin)
-    .Backward(AmaxAminGrad);
+    .Backward(AmaxAminGrad)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor")
     .Infer(InferAmaxAmin)
-    .Backward(AmaxAminGrad);
+    .Backward(AmaxAminGrad)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
     .Infer(InferArgExtreme)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
     .Infer(InferArgExtreme)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 
 // ---- std, var ------------------------------------------------------------------------
 
@@ -460,22 +496,34 @@ void StdVarUnbiasedDim(OpCall& call) {
                        {call.args[0], call.args[1], correction, call.args[3]})};
 }
 
-OF_OP("std(Tensor self, bool unbiased=True) -> Tensor").Composite(StdVarUnbiasedAll<true>);
+OF_OP("std(Tensor self, bool unbiased=True) -> Tensor").Composite(StdVarUnbiasedAll<true>)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor")
-    .Composite(StdVarUnbiasedDim<true>);
+    .Composite(StdVarUnbiasedDim<true>)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP(
     "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
     "keepdim=False) -> Tensor")
     .Infer(InferStdVar)
-    .Backward(StdVarGrad<true>);
-OF_OP("var(Tensor self, bool unbiased=True) -> Tensor").Composite(StdVarUnbiasedAll<false>);
+    .Backward(StdVarGrad<true>)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
+OF_OP("var(Tensor self, bool unbiased=True) -> Tensor").Composite(StdVarUnbiasedAll<false>)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor")
-    .Composite(StdVarUnbiasedDim<false>);
+    .Composite(StdVarUnbiasedDim<false>)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP(
     "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
     "keepdim=False) -> Tensor")
     .Infer(InferStdVar)
-    .Backward(StdVarGrad<false>);
+    .Backward(StdVarGrad<false>)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 
 // ---- norm ------------------------------------------------------------------------------
 
@@ -561,11 +609,15 @@ OF_OP(
     "norm(Tensor self, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? "
     "dtype=None) -> Tensor")
     .Infer(InferNorm)
-    .Backward(NormGrad);
+    .Backward(NormGrad)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone, amp::kFp32);
 OF_OP(
     "norm.str(Tensor self, str p, int[1]? dim=None, bool keepdim=False, *, ScalarType? "
     "dtype=None) -> Tensor")
-    .Composite(NormStr);
+    .Composite(NormStr)
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone, amp::kFp32);
 
 // ---- logsumexp -------------------------------------------------------------------------
 
@@ -589,7 +641,9 @@ OF_OP("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor")
       TensorImplPtr out = KeepDims(c.output(0), x->shape(), reduced, keepdim);
       TensorImplPtr g = KeepDims(c.grad(), x->shape(), reduced, keepdim);
       return {Mul(g, Unary("exp", Sub(x, out)))};
-    });
+    })
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone, amp::kFp32);
 
 // ---- all, any ------------------------------------------------------------------------------
 
@@ -613,20 +667,32 @@ void InferAllAnyDims(OpCall& call) {
                         /*empty_means_all=*/false),
             call.args[2].to_bool());
 }
-OF_OP("all(Tensor self) -> Tensor").Infer(InferAllAnyAll).NonDifferentiable();
+OF_OP("all(Tensor self) -> Tensor").Infer(InferAllAnyAll).NonDifferentiable()
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor")
     .Infer(InferAllAnyDim)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor")
     .Infer(InferAllAnyDims)
-    .NonDifferentiable();
-OF_OP("any(Tensor self) -> Tensor").Infer(InferAllAnyAll).NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
+OF_OP("any(Tensor self) -> Tensor").Infer(InferAllAnyAll).NonDifferentiable()
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor")
     .Infer(InferAllAnyDim)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 OF_OP("any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor")
     .Infer(InferAllAnyDims)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::Reduction())
+    .Autocast(amp::kNone);
 
 // ---- cumsum, cumprod -------------------------------------------------------------------------
 
@@ -672,19 +738,25 @@ OF_OP("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")
     .Infer(InferScan)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("cumsum_backward", {c.grad(), c.int_arg(1)})};
-    });
+    })
+    .Sbp(sbp::Family("along_dim", "linear=1"))
+    .Autocast(amp::kNone, amp::kFp32);
 OF_OP("cumsum_backward(Tensor grad, int dim) -> Tensor")
     .Infer(InferCumsumBackward)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("cumsum", {c.grad(), c.int_arg(1)})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_OP("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")
     .Infer(InferScan)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr x = c.input(0);
       if (x->ndim() == 0) return {c.grad()};
       return {CumprodGrad(x, c.grad(), c.output(0), WrapDim(c.int_arg(1), x->ndim()))};
-    });
+    })
+    .Sbp(sbp::Family("along_dim"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 // ---- sum_to_size ---------------------------------------------------------------------------
 
@@ -712,7 +784,9 @@ void SumToSize(OpCall& call) {
   if (lead > 0 || out->shape() != size) out = Call("reshape", {out, size});
   call.outputs = {out};
 }
-OF_OP("sum_to_size(Tensor self, int[] size) -> Tensor").Composite(SumToSize);
+OF_OP("sum_to_size(Tensor self, int[] size) -> Tensor").Composite(SumToSize)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

@@ -109,8 +109,12 @@ TensorList CatGrad(BackwardCtx& c) {
   return out;
 }
 
-OF_OP("cat(Tensor[] tensors, int dim=0) -> Tensor").Composite(Cat);
-OF_OP("_cat(Tensor[] tensors, int dim, int[] sizes) -> Tensor").Infer(InferCat).Backward(CatGrad);
+OF_OP("cat(Tensor[] tensors, int dim=0) -> Tensor").Composite(Cat)
+    .Sbp(sbp::Family("cat"))
+    .Autocast(amp::kPromote);
+OF_OP("_cat(Tensor[] tensors, int dim, int[] sizes) -> Tensor").Infer(InferCat).Backward(CatGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 void Stack(OpCall& call) {
   const TensorList& ts = call.args[0].tensors();
@@ -125,7 +129,9 @@ void Stack(OpCall& call) {
   for (const auto& t : ts) pieces.push_back(Call("unsqueeze", {t, dim}));
   call.outputs = {Call("cat", {pieces, dim})};
 }
-OF_OP("stack(Tensor[] tensors, int dim=0) -> Tensor").Composite(Stack);
+OF_OP("stack(Tensor[] tensors, int dim=0) -> Tensor").Composite(Stack)
+    .Sbp(sbp::Family("stack"))
+    .Autocast(amp::kPromote);
 
 // ---- splitting ---------------------------------------------------------------
 
@@ -184,9 +190,13 @@ void SplitWithSizes(OpCall& call) {
   NarrowPieces(call, x, dim, sizes);
 }
 
-OF_OP("split(Tensor self, int split_size, int dim=0) -> Tensor[]").Composite(Split);
+OF_OP("split(Tensor self, int split_size, int dim=0) -> Tensor[]").Composite(Split)
+    .Sbp(sbp::Family("split"))
+    .Autocast(amp::kNone);
 OF_OP("split.sizes(Tensor self, int[] split_size, int dim=0) -> Tensor[]")
-    .Composite(SplitWithSizes);
+    .Composite(SplitWithSizes)
+    .Sbp(sbp::Family("split"))
+    .Autocast(amp::kNone);
 
 void Chunk(OpCall& call) {
   const TensorImplPtr& x = call.tensor(0);
@@ -199,7 +209,9 @@ void Chunk(OpCall& call) {
   // An empty dim still gives `chunks` (empty) pieces.
   NarrowPieces(call, x, dim, size == 0 ? DimVector(chunks, 0) : EvenSizes(size, split));
 }
-OF_OP("chunk(Tensor self, int chunks, int dim=0) -> Tensor[]").Composite(Chunk);
+OF_OP("chunk(Tensor self, int chunks, int dim=0) -> Tensor[]").Composite(Chunk)
+    .Sbp(sbp::Family("split"))
+    .Autocast(amp::kNone);
 
 void CheckTensorSplittable(const TensorImplPtr& x) {
   OF_CHECK(x->ndim() > 0, RuntimeError,
@@ -263,11 +275,17 @@ void TensorSplitTensor(OpCall& call) {
 // The tensor overload comes first: the binding gives it Python ints too (as
 // 0-d int64 tensors, i.e. sections), and it keeps 1-D tensors away from `int`.
 OF_OP("tensor_split.tensor(Tensor self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor[]")
-    .Composite(TensorSplitTensor);
+    .Composite(TensorSplitTensor)
+    .Sbp(sbp::Family("split"))
+    .Autocast(amp::kNone);
 OF_OP("tensor_split.sections(Tensor self, int sections, int dim=0) -> Tensor[]")
-    .Composite(TensorSplitSections);
+    .Composite(TensorSplitSections)
+    .Sbp(sbp::Family("split"))
+    .Autocast(amp::kNone);
 OF_OP("tensor_split.indices(Tensor self, int[] indices, int dim=0) -> Tensor[]")
-    .Composite(TensorSplitIndices);
+    .Composite(TensorSplitIndices)
+    .Sbp(sbp::Family("split"))
+    .Autocast(amp::kNone);
 
 // A dim of a tensor that must have one (unbind, roll with dims).
 int64_t WrapExistingDim(const TensorImplPtr& x, int64_t dim) {
@@ -281,7 +299,9 @@ void Unbind(OpCall& call) {
   const int64_t dim = WrapExistingDim(x, call.args[1].to_int());
   for (int64_t i = 0; i < x->shape()[dim]; ++i) call.outputs.push_back(Call("select", {x, dim, i}));
 }
-OF_OP("unbind(Tensor self, int dim=0) -> Tensor[]").Composite(Unbind);
+OF_OP("unbind(Tensor self, int dim=0) -> Tensor[]").Composite(Unbind)
+    .Sbp(sbp::Family("split"))
+    .Autocast(amp::kNone);
 
 // ---- repeat / tile -----------------------------------------------------------
 
@@ -329,10 +349,14 @@ TensorList RepeatGrad(BackwardCtx& c) {
 void Repeat(OpCall& call) {
   call.outputs = {Call("_repeat", {call.args[0], call.args[1], call.tensor(0)->shape()})};
 }
-OF_OP("repeat(Tensor self, int[] repeats) -> Tensor").Composite(Repeat);
+OF_OP("repeat(Tensor self, int[] repeats) -> Tensor").Composite(Repeat)
+    .Sbp(sbp::Family("repeat"))
+    .Autocast(amp::kNone);
 OF_OP("_repeat(Tensor self, int[] repeats, int[] self_sizes) -> Tensor")
     .Infer(InferRepeat)
-    .Backward(RepeatGrad);
+    .Backward(RepeatGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 void Tile(OpCall& call) {
   const TensorImplPtr& x = call.tensor(0);
@@ -341,7 +365,9 @@ void Tile(OpCall& call) {
     dims.insert(dims.begin(), x->ndim() - dims.size(), 1);
   call.outputs = {Call("repeat", {x, dims})};
 }
-OF_OP("tile(Tensor self, int[] dims) -> Tensor").Composite(Tile);
+OF_OP("tile(Tensor self, int[] dims) -> Tensor").Composite(Tile)
+    .Sbp(sbp::Family("repeat"))
+    .Autocast(amp::kNone);
 
 // ---- flip / roll ---------------------------------------------------------------
 
@@ -361,7 +387,9 @@ OF_OP("flip(Tensor self, int[] dims) -> Tensor")
     .Infer(InferFlip)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("flip", {c.grad(), c.arg(1)})};
-    });
+    })
+    .Sbp(sbp::Family("excluding_dims", "arg=dims linear=1"))
+    .Autocast(amp::kNone);
 
 // Rolls along one dim: the last `shift` elements move to the front.
 TensorImplPtr RollDim(const TensorImplPtr& x, int64_t shift, int64_t dim) {
@@ -398,7 +426,9 @@ void Roll(OpCall& call) {
   if (out->storage() == x->storage()) out = Call("clone", {out});
   call.outputs = {out};
 }
-OF_OP("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor").Composite(Roll);
+OF_OP("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor").Composite(Roll)
+    .Sbp(sbp::Family("excluding_dims", "arg=dims"))
+    .Autocast(amp::kNone);
 
 // ---- tril / triu -----------------------------------------------------------------
 
@@ -415,12 +445,16 @@ OF_OP_WITH_INPLACE("tril(Tensor self, int diagonal=0) -> Tensor")
     .Infer(InferTriangle)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("tril", {c.grad(), c.arg(1)})};
-    });
+    })
+    .Sbp(sbp::Family("excluding_dims", "linear=1 last=2"))
+    .Autocast(amp::kNone);
 OF_OP_WITH_INPLACE("triu(Tensor self, int diagonal=0) -> Tensor")
     .Infer(InferTriangle)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("triu", {c.grad(), c.arg(1)})};
-    });
+    })
+    .Sbp(sbp::Family("excluding_dims", "linear=1 last=2"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

@@ -49,7 +49,9 @@ OF_OP("softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor")
       // dx = y * (g - sum(g * y))
       if (GradMode::is_enabled()) return {Mul(y, Sub(g, SumKeep(Mul(g, y), dim)))};
       return {Call("_softmax_backward", {g, y, dim})};
-    });
+    })
+    .Sbp(sbp::Family("along_dim"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 OF_OP("log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor")
     .Infer(InferSoftmax)
@@ -59,14 +61,20 @@ OF_OP("log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor")
       // dx = g - exp(y) * sum(g)
       if (GradMode::is_enabled()) return {Sub(g, Mul(Unary("exp", y), SumKeep(g, dim)))};
       return {Call("_log_softmax_backward", {g, y, dim})};
-    });
+    })
+    .Sbp(sbp::Family("along_dim"))
+    .Autocast(amp::kNone, amp::kFp32);
 
 OF_OP("_softmax_backward(Tensor grad_output, Tensor output, int dim) -> Tensor")
     .Infer(InferSoftmaxBackward)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_OP("_log_softmax_backward(Tensor grad_output, Tensor output, int dim) -> Tensor")
     .Infer(InferSoftmaxBackward)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

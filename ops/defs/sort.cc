@@ -65,25 +65,35 @@ TensorList SortGrad(BackwardCtx& c) {
 
 OF_OP("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)")
     .Infer(InferSort)
-    .Backward(SortGrad<1>);
+    .Backward(SortGrad<1>)
+    .Sbp(sbp::Family("along_dim", "nout=2"))
+    .Autocast(amp::kNone);
 // `stable` is accepted for PyTorch's signature; every sort here is stable.
 OF_OP(
     "sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor "
     "values, Tensor indices)")
     .Infer(InferSort)
-    .Backward(SortGrad<2>);
+    .Backward(SortGrad<2>)
+    .Sbp(sbp::Family("along_dim", "nout=2"))
+    .Autocast(amp::kNone);
 
 OF_OP("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor")
     .Composite([](OpCall& call) {
       call.outputs = {CallAll("sort", {call.args[0], call.args[1], call.args[2]})[1].tensor()};
-    });
+    })
+    .Sbp(sbp::Family("along_dim"))
+    .Autocast(amp::kNone);
 OF_OP("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor")
     .Composite([](OpCall& call) {
       call.outputs = {CallAll("sort", {call.args[0], call.args[2], call.args[3]})[1].tensor()};
-    });
+    })
+    .Sbp(sbp::Family("along_dim"))
+    .Autocast(amp::kNone);
 OF_OP("msort(Tensor self) -> Tensor").Composite([](OpCall& call) {
   call.outputs = {CallAll("sort", {call.args[0], int64_t{0}, false})[0].tensor()};
-});
+})
+    .Sbp(sbp::Family("along_dim", "default=0"))
+    .Autocast(amp::kNone);
 
 // ---- topk / kthvalue / median / mode -------------------------------------------------------
 
@@ -107,7 +117,9 @@ OF_OP(
       TensorImplPtr x = c.input(0);
       const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.int_arg(2), x->ndim());
       return {ScatterToIndices(x, dim, c.grad(0), c.output(1), true)};
-    });
+    })
+    .Sbp(sbp::Family("along_dim", "nout=2"))
+    .Autocast(amp::kNone);
 
 // (self, ..., dim, keepdim) reductions that return values and indices; the
 // dim argument is at `dim_arg`.
@@ -141,7 +153,9 @@ OF_OP(
                ", shape ", ShapeToString(x->shape()), ")");
       InferSelectDim(call, 2, "kthvalue");
     })
-    .Backward(SelectDimGrad<2>);
+    .Backward(SelectDimGrad<2>)
+    .Sbp(sbp::Family("along_dim", "removes=1 nout=2"))
+    .Autocast(amp::kNone);
 
 // median()/nanmedian() of every element: the lower median (NaN for an empty
 // input). Its gradient is split among the elements equal to it, as in PyTorch.
@@ -156,18 +170,28 @@ TensorList EvenlySplitGrad(BackwardCtx& c) {
            {Call("eq", {x, out}), Call("logical_and", {Call("isnan", {x}), Call("isnan", {out})})});
   return {Mul(mask, Div(c.grad(), Call("sum", {mask})))};
 }
-OF_OP("median(Tensor self) -> Tensor").Infer(InferMedianAll).Backward(EvenlySplitGrad);
+OF_OP("median(Tensor self) -> Tensor").Infer(InferMedianAll).Backward(EvenlySplitGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_OP("median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
     .Infer([](OpCall& call) { InferSelectDim(call, 1, "median"); })
-    .Backward(SelectDimGrad<1>);
-OF_OP("nanmedian(Tensor self) -> Tensor").Infer(InferMedianAll).Backward(EvenlySplitGrad);
+    .Backward(SelectDimGrad<1>)
+    .Sbp(sbp::Family("along_dim", "removes=1 nout=2"))
+    .Autocast(amp::kNone);
+OF_OP("nanmedian(Tensor self) -> Tensor").Infer(InferMedianAll).Backward(EvenlySplitGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_OP("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
     .Infer([](OpCall& call) { InferSelectDim(call, 1, "nanmedian"); })
-    .Backward(SelectDimGrad<1>);
+    .Backward(SelectDimGrad<1>)
+    .Sbp(sbp::Family("along_dim", "removes=1 nout=2"))
+    .Autocast(amp::kNone);
 // mode: the most frequent value (the smallest on a tie) and its last position.
 OF_OP("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)")
     .Infer([](OpCall& call) { InferSelectDim(call, 1, "mode"); })
-    .Backward(SelectDimGrad<1>);
+    .Backward(SelectDimGrad<1>)
+    .Sbp(sbp::Family("along_dim", "removes=1 nout=2"))
+    .Autocast(amp::kNone);
 
 // ---- cummax / cummin ------------------------------------------------------------------------
 
@@ -188,10 +212,14 @@ TensorList CumExtremeGrad(BackwardCtx& c) {
 }
 OF_OP("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)")
     .Infer(InferCumExtreme)
-    .Backward(CumExtremeGrad);
+    .Backward(CumExtremeGrad)
+    .Sbp(sbp::Family("along_dim", "nout=2"))
+    .Autocast(amp::kNone);
 OF_OP("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)")
     .Infer(InferCumExtreme)
-    .Backward(CumExtremeGrad);
+    .Backward(CumExtremeGrad)
+    .Sbp(sbp::Family("along_dim", "nout=2"))
+    .Autocast(amp::kNone);
 
 // ---- quantile / nanquantile -------------------------------------------------------------------
 
@@ -313,19 +341,27 @@ void Quantile(OpCall& call) {
 OF_OP(
     "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str "
     "interpolation='linear') -> Tensor")
-    .Composite(Quantile<false>);
+    .Composite(Quantile<false>)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP(
     "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
     "interpolation='linear') -> Tensor")
-    .Composite(Quantile<false>);
+    .Composite(Quantile<false>)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP(
     "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str "
     "interpolation='linear') -> Tensor")
-    .Composite(Quantile<true>);
+    .Composite(Quantile<true>)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32, amp::kNone);
 OF_OP(
     "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
     "interpolation='linear') -> Tensor")
-    .Composite(Quantile<true>);
+    .Composite(Quantile<true>)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // ---- unique ------------------------------------------------------------------------------------
 
@@ -337,7 +373,9 @@ OF_OP(
     "_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) "
     "-> (Tensor, Tensor, Tensor)")
     .Infer(InferSelfDType)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
+    .Autocast(amp::kNone);
 OF_OP(
     "_unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool "
     "return_counts=False) -> (Tensor, Tensor, Tensor)")
@@ -345,7 +383,9 @@ OF_OP(
       WrapDim(call.args[1].to_int(), call.tensor(0)->ndim());
       InferSelfDType(call);
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
+    .Autocast(amp::kNone);
 OF_OP(
     "_unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? "
     "dim=None) -> (Tensor, Tensor, Tensor)")
@@ -353,7 +393,9 @@ OF_OP(
       if (call.has(3)) WrapDim(call.args[3].to_int(), call.tensor(0)->ndim());
       InferSelfDType(call);
     })
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
+    .Autocast(amp::kNone);
 
 // ---- searchsorted / bucketize
 // --------------------------------------------------------------------
@@ -403,7 +445,9 @@ OF_OP(
     "searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, "
     "str? side=None, Tensor? sorter=None) -> Tensor")
     .Infer(InferSearchsorted)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 OF_OP(
     "bucketize(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> "
@@ -414,7 +458,9 @@ OF_OP(
                "bucketize(): boundaries tensor must be 1 dimension, but got dim(", b->ndim(), ")");
       call.outputs = {Call("searchsorted", {call.args[1], call.args[0], call.args[2], call.args[3],
                                             Value(), Value()})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- bincount / histc
 // ------------------------------------------------------------------------------
@@ -438,7 +484,9 @@ void InferBincount(OpCall& call) {
 }
 OF_OP("bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor")
     .Infer(InferBincount)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
+    .Autocast(amp::kNone);
 
 void InferHistc(OpCall& call) {
   const TensorImplPtr& x = call.tensor(0);
@@ -454,7 +502,9 @@ void InferHistc(OpCall& call) {
 }
 OF_OP("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor")
     .Infer(InferHistc)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

@@ -358,7 +358,9 @@ void Einsum(OpCall& call) {
   call.outputs = {Permuted(last.t, perm)};
 }
 
-OF_OP("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor").Composite(Einsum);
+OF_OP("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor").Composite(Einsum)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kLower);
 
 // ---- tensordot -----------------------------------------------------------------
 
@@ -418,7 +420,9 @@ void Tensordot(OpCall& call) {
   call.outputs = {Reshaped(Call("mm", {ma, mb}), out_shape)};
 }
 OF_OP("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor")
-    .Composite(Tensordot);
+    .Composite(Tensordot)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kPromote);
 
 // ---- cross -----------------------------------------------------------------------
 
@@ -453,7 +457,9 @@ void Cross(OpCall& call) {
   TensorImplPtr c2 = Sub(Mul(at(a, 0), at(b, 1)), Mul(at(a, 1), at(b, 0)));
   call.outputs = {Call("stack", {TensorList{c0, c1, c2}, dim})};
 }
-OF_OP("cross(Tensor self, Tensor other, int? dim=None) -> Tensor").Composite(Cross);
+OF_OP("cross(Tensor self, Tensor other, int? dim=None) -> Tensor").Composite(Cross)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone, amp::kPromote);
 
 // ---- diagonals ------------------------------------------------------------------
 
@@ -466,7 +472,9 @@ OF_OP("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("diagonal_backward",
                    {c.grad(), c.input(0)->shape(), c.int_arg(1), c.int_arg(2), c.int_arg(3)})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // Zeros of the input's shape with the gradient on the diagonal.
 void InferDiagonalBackward(OpCall& call) {
@@ -479,7 +487,9 @@ OF_OP(
     .Infer(InferDiagonalBackward)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("diagonal", {c.grad(), c.int_arg(2), c.int_arg(3), c.int_arg(4)})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // diag_embed: the last dim of self on the diagonal (offset) of the plane
 // (dim1, dim2) of a new tensor: diagonal_backward of self.
@@ -499,7 +509,9 @@ void DiagEmbed(OpCall& call) {
   call.outputs = {Call("diagonal_backward", {x, shape, offset, d1, d2})};
 }
 OF_OP("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor")
-    .Composite(DiagEmbed);
+    .Composite(DiagEmbed)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // diag: a vector on a matrix's diagonal, or a matrix's diagonal as a new vector.
 void Diag(OpCall& call) {
@@ -514,7 +526,9 @@ void Diag(OpCall& call) {
     call.outputs = {Call("clone", {Call("diagonal", {x, k, int64_t{0}, int64_t{1}})})};
   }
 }
-OF_OP("diag(Tensor self, int diagonal=0) -> Tensor").Composite(Diag);
+OF_OP("diag(Tensor self, int diagonal=0) -> Tensor").Composite(Diag)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 void Trace(OpCall& call) {
   const TensorImplPtr& x = call.tensor(0);
@@ -522,7 +536,9 @@ void Trace(OpCall& call) {
            x->ndim(), " (shape ", ShapeToString(x->shape()), ")");
   call.outputs = {Call("sum", {Call("diagonal", {x, int64_t{0}, int64_t{0}, int64_t{1}})})};
 }
-OF_OP("trace(Tensor self) -> Tensor").Composite(Trace);
+OF_OP("trace(Tensor self) -> Tensor").Composite(Trace)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32, amp::kNone);
 
 // ---- index_add / index_copy / index_fill -------------------------------------------
 
@@ -596,7 +612,9 @@ OF_OP_WITH_INPLACE(
         }
       }
       return {c.needs_grad[0] ? g : nullptr, nullptr, gs};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 OF_OP_WITH_INPLACE("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor")
     .Infer(InferIndexUpdate)
@@ -607,7 +625,9 @@ OF_OP_WITH_INPLACE("index_copy(Tensor self, int dim, Tensor index, Tensor source
         gself = Call("index_fill.int_Scalar", {g, c.int_arg(1), c.input(2), Scalar::Int(0)});
       }
       return {gself, nullptr, c.needs_grad[2] ? SourceGrad(c, g) : nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kPromote);
 
 // index_fill's value gradient sums the filled positions once each (an index
 // may repeat): g minus g with those positions zeroed.
@@ -624,11 +644,15 @@ TensorList IndexFillGrad(BackwardCtx& c) {
 OF_OP_WITH_INPLACE(
     "index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor")
     .Infer(InferIndexUpdate)
-    .Backward(IndexFillGrad);
+    .Backward(IndexFillGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_OP_WITH_INPLACE(
     "index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
     .Infer(InferIndexUpdate)
-    .Backward(IndexFillGrad);
+    .Backward(IndexFillGrad)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- masked_scatter ------------------------------------------------------------------
 
@@ -664,7 +688,9 @@ OF_OP_WITH_INPLACE("masked_scatter(Tensor self, Tensor mask, Tensor source) -> T
         gsrc = Call("reshape", {picked, src->shape()});
       }
       return {gself, nullptr, gsrc};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- nan_to_num ----------------------------------------------------------------------------
 
@@ -678,7 +704,10 @@ OF_OP_WITH_INPLACE(
     .Infer(InferSameAsSelf)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Mul(c.grad(), Call("isfinite", {c.input(0)}))};
-    });
+    })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 
 // ---- take / take_along_dim / narrow_copy ------------------------------------------------
 
@@ -700,7 +729,9 @@ void Take(OpCall& call) {
   TensorImplPtr flat = Call("reshape", {x, DimVector{n}});
   call.outputs = {Call("_index", {flat, TensorList{index}, Value(), DimVector{n}})};
 }
-OF_OP("take(Tensor self, Tensor index) -> Tensor").Composite(Take);
+OF_OP("take(Tensor self, Tensor index) -> Tensor").Composite(Take)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // take_along_dim: gather after broadcasting self and indices against each
 // other in every dim but `dim` (flattened both when dim is None).
@@ -735,13 +766,17 @@ void TakeAlongDim(OpCall& call) {
   call.outputs = {Call("gather", {x, dim, idx})};
 }
 OF_OP("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor")
-    .Composite(TakeAlongDim);
+    .Composite(TakeAlongDim)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 void NarrowCopy(OpCall& call) {
   call.outputs = {
       Call("clone", {Call("narrow", {call.args[0], call.args[1], call.args[2], call.args[3]})})};
 }
-OF_OP("narrow_copy(Tensor self, int dim, int start, int length) -> Tensor").Composite(NarrowCopy);
+OF_OP("narrow_copy(Tensor self, int dim, int start, int length) -> Tensor").Composite(NarrowCopy)
+    .Sbp(sbp::Family("along_dim", "linear=1"))
+    .Autocast(amp::kNone);
 
 // ---- as_strided -----------------------------------------------------------------------------
 
@@ -755,7 +790,9 @@ OF_OP("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=
       const int64_t offset = c.arg(3).is_none() ? x->storage_offset() : c.int_arg(3);
       return {Call("as_strided_backward", {c.grad(), x->shape(), x->stride(), x->storage_offset(),
                                            c.arg(1), c.arg(2), offset})};
-    });
+    })
+    .Sbp(sbp::Unsupported("the result depends on the local memory layout"))
+    .Autocast(amp::kNone);
 void InferAsStridedBackward(OpCall& call) {
   call.compute_dtype = call.tensor(0)->dtype();
   call.out_meta = {{call.args[1].int_list(), call.compute_dtype}};
@@ -763,7 +800,9 @@ void InferAsStridedBackward(OpCall& call) {
 OF_OP(
     "as_strided_backward(Tensor grad, int[] input_size, int[] input_stride, int input_offset, "
     "int[] size, int[] stride, int storage_offset) -> Tensor")
-    .Infer(InferAsStridedBackward);
+    .Infer(InferAsStridedBackward)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- meshgrid / cartesian_prod / diff -----------------------------------------------------
 
@@ -795,7 +834,9 @@ void Meshgrid(OpCall& call) {
     call.outputs.push_back(Call("expand", {Call("reshape", {ts[i], view}), shape}));
   }
 }
-OF_OP("meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]").Composite(Meshgrid);
+OF_OP("meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]").Composite(Meshgrid)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 void CartesianProd(OpCall& call) {
   const TensorList& ts = call.args[0].tensors();
@@ -812,7 +853,9 @@ void CartesianProd(OpCall& call) {
   for (const auto& g : grid[0].tensors()) cols.push_back(Call("reshape", {g, DimVector{-1}}));
   call.outputs = {Call("stack", {cols, int64_t{1}})};
 }
-OF_OP("cartesian_prod(Tensor[] tensors) -> Tensor").Composite(CartesianProd);
+OF_OP("cartesian_prod(Tensor[] tensors) -> Tensor").Composite(CartesianProd)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // diff: n-th forward difference along dim (logical xor for bool), after
 // prepend/append are concatenated.
@@ -846,7 +889,9 @@ void Diff(OpCall& call) {
   call.outputs = {x};
 }
 OF_OP("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor")
-    .Composite(Diff);
+    .Composite(Diff)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

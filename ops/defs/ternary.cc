@@ -31,7 +31,10 @@ OF_OP("where(Tensor condition, Tensor self, Tensor other) -> Tensor")
       TensorImplPtr g = c.grad(), cond = c.input(0);
       return {nullptr, c.needs_grad[1] ? Call("where", {cond, g, Num(0)}) : nullptr,
               c.needs_grad[2] ? Call("where", {cond, Num(0), g}) : nullptr};
-    });
+    })
+    .Sbp(sbp::Elementwise("BPP"))
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 
 // A Scalar as an op argument (a wrapped number).
 Value ScalarArg(const Scalar& s) { return s.kind == Scalar::Kind::kFloat ? Num(s.d) : Int(s.i); }
@@ -123,10 +126,16 @@ TensorList ClampGrad(BackwardCtx& c) {
 // one-element tensor would otherwise bind to Scalar and lose its gradient).
 OF_OP_WITH_INPLACE("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor")
     .Infer(InferClamp)
-    .Backward(ClampGrad);
+    .Backward(ClampGrad)
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")
     .Infer(InferClamp)
-    .Backward(ClampGrad);
+    .Backward(ClampGrad)
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 
 // clamp_min(x, m) = clamp(x, min=m); clamp_max likewise.
 void ClampOneSide(OpCall& call) {
@@ -144,8 +153,13 @@ void ClampOneSide(OpCall& call) {
                              "clamp_min(Tensor self, Scalar min) -> Tensor",
                              "clamp_max.Tensor(Tensor self, Tensor max) -> Tensor",
                              "clamp_max(Tensor self, Scalar max) -> Tensor"}) {
-    OpRegistry::Declare(schema).Composite(ClampOneSide);
-    OpRegistry::Declare(InplaceSchema(schema)).Composite(ClampOneSide);
+    for (const std::string& text : {std::string(schema), InplaceSchema(schema)}) {
+      OpRegistry::Declare(text)
+          .Composite(ClampOneSide)
+          .Sbp(sbp::Elementwise())
+          .Autocast(amp::kNone)
+          .Traits(kElementwise);
+    }
   }
   return true;
 }();
@@ -189,10 +203,16 @@ TensorList LerpGrad(BackwardCtx& c) {
 
 OF_OP_WITH_INPLACE("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor")
     .Infer(InferLerp)
-    .Backward(LerpGrad);
+    .Backward(LerpGrad)
+    .Sbp(sbp::Elementwise("PPB"))
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor")
     .Infer(InferLerp)
-    .Backward(LerpGrad);
+    .Backward(LerpGrad)
+    .Sbp(sbp::Elementwise("PPB"))
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 
 // ---- addcmul, addcdiv ----------------------------------------------------------
 //
@@ -225,7 +245,10 @@ OF_OP_WITH_INPLACE(
       const Value v = ScalarArg(c.scalar(3));
       return {c.needs_grad[0] ? g : nullptr, c.needs_grad[1] ? Mul(g, Mul(c.input(2), v)) : nullptr,
               c.needs_grad[2] ? Mul(g, Mul(c.input(1), v)) : nullptr};
-    });
+    })
+    .Sbp(sbp::Elementwise("PPB PBP"))
+    .Autocast(amp::kNone, amp::kPromote)
+    .Traits(kElementwise);
 OF_OP_WITH_INPLACE(
     "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor")
     .Infer(InferAddcdiv)
@@ -235,7 +258,10 @@ OF_OP_WITH_INPLACE(
       TensorImplPtr t1 = c.input(1), t2 = c.input(2);
       return {c.needs_grad[0] ? g : nullptr, c.needs_grad[1] ? Mul(g, Div(v, t2)) : nullptr,
               c.needs_grad[2] ? Neg(Mul(g, Div(Mul(t1, v), Mul(t2, t2)))) : nullptr};
-    });
+    })
+    .Sbp(sbp::Elementwise("PPB"))
+    .Autocast(amp::kNone, amp::kPromote)
+    .Traits(kElementwise);
 
 }  // namespace
 }  // namespace defs

@@ -16,12 +16,18 @@ namespace {
 // Views compute in the input's dtype and allocate nothing.
 void InferView(OpCall& call) { call.compute_dtype = call.tensor(0)->dtype(); }
 
-#define OF_VIEW_OP(schema, name, expr, grad_expr)                            \
-  OF_OP(schema).Infer(InferView).Backward([](BackwardCtx& c) -> TensorList { \
-    [[maybe_unused]] const TensorImplPtr g = c.grad();                       \
-    [[maybe_unused]] auto x = [&] { return c.input(0); };                    \
-    return {grad_expr};                                                      \
-  });                                                                        \
+// A view op with its SBP rule; views never change dtype, so autocast leaves
+// them alone.
+#define OF_VIEW_OP(schema, name, expr, grad_expr, sbp_rule)                   \
+  OF_OP(schema)                                                               \
+      .Infer(InferView)                                                       \
+      .Backward([](BackwardCtx& c) -> TensorList {                            \
+        [[maybe_unused]] const TensorImplPtr g = c.grad();                    \
+        [[maybe_unused]] auto x = [&] { return c.input(0); };                 \
+        return {grad_expr};                                                   \
+      })                                                                      \
+      .Sbp(sbp_rule)                                                          \
+      .Autocast(amp::kNone);                                                  \
   void name##Kernel(OpCall& c) {                                             \
     [[maybe_unused]] const TensorImplPtr& t = c.tensor(0);                   \
     c.outputs = {expr};                                                      \
@@ -59,39 +65,51 @@ std::optional<int64_t> OptionalInt(const Value& v) {
 }
 
 OF_VIEW_OP("view(Tensor(a) self, int[] size) -> Tensor(a)", view, View(t, c.args[1].int_list()),
-           Call("reshape", {g, Shape(x())}));
+           Call("reshape", {g, Shape(x())}),
+           sbp::Family("reshape"));
 OF_VIEW_OP("reshape(Tensor(a) self, int[] shape) -> Tensor(a)", reshape,
-           Reshape(t, c.args[1].int_list()), Call("reshape", {g, Shape(x())}));
+           Reshape(t, c.args[1].int_list()), Call("reshape", {g, Shape(x())}),
+           sbp::Family("reshape"));
 OF_VIEW_OP("flatten(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", flatten,
-           Flatten(t, c.args[1].to_int(), c.args[2].to_int()), Call("reshape", {g, Shape(x())}));
+           Flatten(t, c.args[1].to_int(), c.args[2].to_int()), Call("reshape", {g, Shape(x())}),
+           sbp::Family("reshape"));
 OF_VIEW_OP("squeeze(Tensor(a) self, int[]? dim=None) -> Tensor(a)", squeeze,
-           Squeeze(t, OptionalDims(c.args[1])), Call("reshape", {g, Shape(x())}));
+           Squeeze(t, OptionalDims(c.args[1])), Call("reshape", {g, Shape(x())}),
+           sbp::Family("squeeze"));
 OF_VIEW_OP("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", unsqueeze,
-           Unsqueeze(t, c.args[1].to_int()), Call("reshape", {g, Shape(x())}));
+           Unsqueeze(t, c.args[1].to_int()), Call("reshape", {g, Shape(x())}),
+           sbp::Family("unsqueeze"));
 OF_VIEW_OP("expand(Tensor(a) self, int[] size) -> Tensor(a)", expand,
-           Expand(t, c.args[1].int_list()), Call("sum_to_size", {g, Shape(x())}));
+           Expand(t, c.args[1].int_list()), Call("sum_to_size", {g, Shape(x())}),
+           sbp::Family("expand"));
 OF_VIEW_OP("transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", transpose,
            Transpose(t, c.args[1].to_int(), c.args[2].to_int()),
-           Call("transpose", {g, c.int_arg(1), c.int_arg(2)}));
-OF_VIEW_OP("t(Tensor(a) self) -> Tensor(a)", t, TwoDimTranspose(t), Call("t", {g}));
+           Call("transpose", {g, c.int_arg(1), c.int_arg(2)}),
+           sbp::Family("permute"));
+OF_VIEW_OP("t(Tensor(a) self) -> Tensor(a)", t, TwoDimTranspose(t), Call("t", {g}),
+           sbp::Family("permute"));
 OF_VIEW_OP("permute(Tensor(a) self, int[] dims) -> Tensor(a)", permute,
            Permute(t, c.args[1].int_list()),
-           Call("permute", {g, InversePermutation(c.arg(1).int_list(), g->ndim())}));
+           Call("permute", {g, InversePermutation(c.arg(1).int_list(), g->ndim())}),
+           sbp::Family("permute"));
 OF_VIEW_OP("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)", narrow,
            Narrow(t, c.args[1].to_int(), c.args[2].to_int(), c.args[3].to_int()),
            Call("slice_backward",
                 {g, Shape(x()), c.int_arg(1), Value(WrapStart(x(), c.int_arg(1), c.int_arg(2))),
                  Value(WrapStart(x(), c.int_arg(1), c.int_arg(2)) + c.int_arg(3)),
-                 Value(int64_t{1})}));
+                 Value(int64_t{1})}),
+           sbp::Family("along_dim", "linear=1"));
 OF_VIEW_OP("select(Tensor(a) self, int dim, int index) -> Tensor(a)", select,
            Select(t, c.args[1].to_int(), c.args[2].to_int()),
-           Call("select_backward", {g, Shape(x()), c.int_arg(1), c.int_arg(2)}));
+           Call("select_backward", {g, Shape(x()), c.int_arg(1), c.int_arg(2)}),
+           sbp::Family("select"));
 OF_VIEW_OP(
     "slice(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)",
     slice,
     Slice(t, c.args[1].to_int(), OptionalInt(c.args[2]), OptionalInt(c.args[3]),
           c.args[4].to_int()),
-    Call("slice_backward", {g, Shape(x()), c.int_arg(1), c.arg(2), c.arg(3), c.int_arg(4)}));
+    Call("slice_backward", {g, Shape(x()), c.int_arg(1), c.arg(2), c.arg(3), c.int_arg(4)}),
+           sbp::Family("along_dim", "default=0 linear=1"));
 
 // Gradients of slicing: zeros of the input's shape with the gradient in the
 // sliced part. Their own gradients slice again.
@@ -108,7 +126,9 @@ OF_OP(
     .Infer(InferView)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("slice", {c.grad(), c.int_arg(2), c.arg(3), c.arg(4), c.int_arg(5)})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_ANY_DEVICE_KERNEL("slice_backward", &SliceBackwardKernel);
 
 void SelectBackwardKernel(OpCall& c) {
@@ -121,7 +141,9 @@ OF_OP("select_backward(Tensor grad_output, int[] input_sizes, int dim, int index
     .Infer(InferView)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("select", {c.grad(), c.int_arg(2), c.int_arg(3)})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 OF_ANY_DEVICE_KERNEL("select_backward", &SelectBackwardKernel);
 
 // ---- copies and conversions ------------------------------------------------
@@ -135,7 +157,10 @@ void ContiguousKernel(OpCall& c) {
 }
 OF_OP("contiguous(Tensor(a) self, *, int memory_format=0) -> Tensor(a)")
     .Infer(InferView)
-    .Backward(OF_IDENTITY_GRAD);
+    .Backward(OF_IDENTITY_GRAD)
+    .Sbp(sbp::Elementwise("P"))
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_ANY_DEVICE_KERNEL("contiguous", &ContiguousKernel);
 
 void CloneKernel(OpCall& c) {
@@ -150,7 +175,10 @@ void CloneKernel(OpCall& c) {
 }
 OF_OP("clone(Tensor self, *, int? memory_format=None) -> Tensor")
     .Infer(InferView)
-    .Backward(OF_IDENTITY_GRAD);
+    .Backward(OF_IDENTITY_GRAD)
+    .Sbp(sbp::Elementwise("P"))
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
 OF_ANY_DEVICE_KERNEL("clone", &CloneKernel);
 
 // The gradient comes back in the input's dtype (OpNode casts it).
@@ -159,7 +187,9 @@ void ToDTypeKernel(OpCall& c) {
 }
 OF_OP("_to_dtype(Tensor(a) self, ScalarType dtype, bool copy=False) -> Tensor(a)")
     .Infer(InferView)
-    .Backward(OF_IDENTITY_GRAD);
+    .Backward(OF_IDENTITY_GRAD)
+    .Sbp(sbp::Family("to_dtype"))
+    .Autocast(amp::kNone);
 OF_ANY_DEVICE_KERNEL("_to_dtype", &ToDTypeKernel);
 
 void InferFill(OpCall& call) {
@@ -173,13 +203,17 @@ void FillKernel(OpCall& c) {
 }
 OF_OP("fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)")
     .Infer(InferFill)
-    .Backward([](BackwardCtx& c) -> TensorList { return {ZerosLike(c.grad())}; });
+    .Backward([](BackwardCtx& c) -> TensorList { return {ZerosLike(c.grad())}; })
+    .Sbp(sbp::Family("fill"))
+    .Autocast(amp::kNone);
 OF_ANY_DEVICE_KERNEL("fill_", &FillKernel);
 
 void ZeroKernel(OpCall& c) { GetDeviceKernels(c.device.type).fill(*c.outputs[0], Scalar::Int(0)); }
 OF_OP("zero_(Tensor(a!) self) -> Tensor(a!)")
     .Infer(InferFill)
-    .Backward([](BackwardCtx& c) -> TensorList { return {ZerosLike(c.grad())}; });
+    .Backward([](BackwardCtx& c) -> TensorList { return {ZerosLike(c.grad())}; })
+    .Sbp(sbp::Family("zero"))
+    .Autocast(amp::kNone);
 OF_ANY_DEVICE_KERNEL("zero_", &ZeroKernel);
 
 void InferCopy(OpCall& call) {
@@ -200,7 +234,9 @@ OF_OP("copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)")
     .Backward([](BackwardCtx& c) -> TensorList {
       return {c.needs_grad[0] ? ZerosLike(c.grad()) : nullptr,
               c.needs_grad[1] ? c.grad() : nullptr};
-    });
+    })
+    .Sbp(sbp::Family("copy"))
+    .Autocast(amp::kNone);
 OF_ANY_DEVICE_KERNEL("copy_", &CopyKernel);
 
 }  // namespace

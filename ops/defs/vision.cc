@@ -122,12 +122,23 @@ void DeclareUpsample(const std::string& name, int nd, bool align) {
                                 : StrCat("int[", nd, "] output_size, int[", nd + 2, "] input_size");
   std::string tail = align ? ", bool align_corners" : "";
   if (nd > 0) tail += std::string(", ") + kScales[nd];
+  // Nearest-neighbour resampling runs in float32 under CUDA autocast (PyTorch's list).
+  const AutocastPolicy cuda_amp =
+      name.find("nearest") != std::string::npos ? amp::kFp32 : amp::kNone;
+  // Batch and channels split; mode='area' (nd == 0) has no rule yet.
+  const SbpRule rule =
+      nd > 0 ? sbp::Family("spatial", StrCat("n=", nd, " input_size_arg=input_size"))
+             : sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank");
   OpRegistry::Declare(StrCat(name, "(Tensor self, ", sizes, tail, ") -> Tensor"))
       .Infer(InferUpsample)
-      .Backward(UpsampleGrad);
+      .Backward(UpsampleGrad)
+      .Sbp(rule)
+      .Autocast(amp::kNone, cuda_amp);
   OpRegistry::Declare(StrCat(name, "_backward(Tensor grad_output, ", sizes, tail, ") -> Tensor"))
       .Infer(InferUpsample)
-      .Backward(UpsampleGrad);
+      .Backward(UpsampleGrad)
+      .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+      .Autocast(amp::kNone);
 }
 
 [[maybe_unused]] const bool kUpsampleDeclared = [] {
@@ -207,7 +218,9 @@ OF_OP(
           CallAll("grid_sampler_backward", {c.grad(), c.input(0), c.input(1), c.arg(2), c.arg(3),
                                             c.arg(4), static_cast<bool>(c.needs_grad[0])});
       return {c.needs_grad[0] ? r[0].tensor() : nullptr, c.needs_grad[1] ? r[1].tensor() : nullptr};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kFp32, amp::kPromote);
 
 // Gradients of input and grid (the input's only when input_grad is set; else
 // zeros). Not differentiable again, as in PyTorch.
@@ -222,7 +235,9 @@ OF_OP(
     "grid_sampler_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, "
     "int padding_mode, bool align_corners, bool input_grad=True) -> (Tensor, Tensor)")
     .Infer(InferGridSamplerBackward)
-    .NonDifferentiable();
+    .NonDifferentiable()
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- affine_grid_generator -------------------------------------------------------
 
@@ -281,7 +296,9 @@ void AffineGridGenerator(OpCall& call) {
   call.outputs = {Call("reshape", {grid, shape})};
 }
 OF_OP("affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor")
-    .Composite(AffineGridGenerator);
+    .Composite(AffineGridGenerator)
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // ---- pixel_shuffle / pixel_unshuffle --------------------------------------------
 
@@ -312,7 +329,9 @@ void PixelShuffle(OpCall& call) {
   TensorImplPtr y = Call("permute", {Call("reshape", {x, split}), perm});
   call.outputs = {Call("clone", {Call("reshape", {y, out})})};
 }
-OF_OP("pixel_shuffle(Tensor input, int upscale_factor) -> Tensor").Composite(PixelShuffle);
+OF_OP("pixel_shuffle(Tensor input, int upscale_factor) -> Tensor").Composite(PixelShuffle)
+    .Sbp(sbp::Family("spatial", "n=3"))
+    .Autocast(amp::kNone);
 
 // (*, C, H*r, W*r) -> (*, C*r*r, H, W).
 void PixelUnshuffle(OpCall& call) {
@@ -344,7 +363,9 @@ void PixelUnshuffle(OpCall& call) {
   TensorImplPtr y = Call("permute", {Call("reshape", {x, split}), perm});
   call.outputs = {Call("clone", {Call("reshape", {y, out})})};
 }
-OF_OP("pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor").Composite(PixelUnshuffle);
+OF_OP("pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor").Composite(PixelUnshuffle)
+    .Sbp(sbp::Family("spatial", "n=3"))
+    .Autocast(amp::kNone);
 
 // ---- im2col / col2im -------------------------------------------------------------
 
@@ -418,7 +439,9 @@ OF_OP(
       const TensorImplPtr x = c.input(0);
       const DimVector hw(x->shape().end() - 2, x->shape().end());
       return {Call("_col2im", {c.grad(), hw, c.arg(1), c.arg(2), c.arg(3), c.arg(4)})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 // (N, C*kh*kw, L) or (C*kh*kw, L) -> (N, C, H, W) or (C, H, W), summing
 // overlapping windows.
@@ -463,7 +486,9 @@ OF_OP(
     .Infer(InferCol2im)
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("_im2col", {c.grad(), c.arg(2), c.arg(3), c.arg(4), c.arg(5)})};
-    });
+    })
+    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Autocast(amp::kNone);
 
 }  // namespace
 }  // namespace defs

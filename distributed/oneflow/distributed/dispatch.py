@@ -1,14 +1,15 @@
 """Running an op on global tensors: choose an sbp signature, box the inputs, run locally.
 
 The core calls :func:`handle` (full op name, arguments bound in schema order) for every op call
-with a global tensor among its tensor arguments. Per placement axis, the op's rule (in
-:mod:`oneflow.distributed.signatures`) lists the 1-D signatures valid for the call's global
-shapes; the cheapest one for the inputs' current sbp wins (cost: the bytes the conversions move;
-ties go to fewer conversions, then to the rule's order). The inputs are boxed to it, the op runs
-on the local tensors (or the rule's local computation does), and the outputs become global
-tensors with the signature's output sbp. An op without a rule runs with every input broadcast
-(always correct, the same as one process, and costly); an op that writes into an argument whose
-sbp no signature keeps raises NotImplementedError naming the op and the sbp.
+with a global tensor among its tensor arguments. Per placement axis, the op's rule (the family
+its declaration names, :mod:`oneflow.distributed.sbp_families`) lists the 1-D signatures valid
+for the call's global shapes; the cheapest one for the inputs' current sbp wins (cost: the bytes
+the conversions move; ties go to fewer conversions, then to the rule's order). The inputs are
+boxed to it, the op runs on the local tensors (or the rule's local computation does), and the
+outputs become global tensors with the signature's output sbp. An op declared broadcast-only runs
+with every input broadcast (always correct, the same as one process, and costly); an op declared
+unsupported, or one that writes into an argument whose sbp no signature keeps, raises
+NotImplementedError naming the op and why.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class OpInfo:
     """What dispatch needs of an op's schema."""
 
     __slots__ = ("full_name", "name", "overload", "arg_names", "arg_types", "mutated", "defaults", "returns", "inplace",
-                 "index")
+                 "index", "sbp_family", "sbp_params", "sbp_reason")
 
     def __init__(self, full_name: str) -> None:
         name, overload, args, returns = _C._op_schema_info(full_name)
@@ -40,6 +41,8 @@ class OpInfo:
         self.returns = returns
         self.inplace = bool(args) and args[0][4]
         self.index = {n: i for i, n in enumerate(self.arg_names)}
+        sbp = _C.op_info(full_name)["sbp"]  # declared with the op (core/framework/op_traits.h)
+        self.sbp_family, self.sbp_params, self.sbp_reason = sbp["family"], sbp["params"], sbp["reason"]
 
 
 _infos: dict = {}
@@ -436,16 +439,11 @@ def _plan_key(call: Call):
 
 def handle(full_name: str, args: list):
     """The core's dispatch hook: ``full_name`` called with global tensors among ``args``."""
-    from oneflow.distributed import signatures
+    from oneflow.distributed import sbp_families
 
     info = op_info(full_name)
-    if info.name.startswith("_fused_"):
-        # The fused multi-tensor kernels write into list arguments their schemas cannot mark;
-        # running them on boxed copies would silently lose the update.
-        raise NotImplementedError(
-            f"{full_name}: fused multi-tensor kernels take local tensors only; global parameters "
-            "use the per-parameter optimizer path"
-        )
+    if info.sbp_family == "unsupported":
+        raise NotImplementedError(f"{full_name}() is not supported on global tensors: {info.sbp_reason}")
     call = Call(info, args)
     if call.placement is None:  # only numbers in tensor slots: cannot happen through the hook
         return _C._call_op(full_name, args)
@@ -453,7 +451,7 @@ def handle(full_name: str, args: list):
     key = _plan_key(call)
     cached = _plans.get(key)
     if cached is None:
-        rule = signatures.rule_for(call)
+        rule = sbp_families.rule_for(call)
         fixed = set()
         for k, (i, _j) in enumerate(call.slots):
             if info.mutated[i] and call.metas[k] is not None:

@@ -1,4 +1,7 @@
-"""SBP signatures of ops: for each op, the 1-D signatures valid for a call's global shapes.
+"""SBP rule families: for each family an op can declare (``.Sbp(...)`` in its OpDef, see
+core/framework/op_traits.h), the 1-D signatures valid for a call's global shapes. No op is named
+here: an op says which family it belongs to, with the family's parameters, in its declaration, and
+``flow._C.op_info(name)["sbp"]`` reads it back.
 
 A rule gets the :class:`~oneflow.distributed.dispatch.Call` (global shapes and dtypes of the
 tensor inputs, the other arguments) and returns a :class:`~oneflow.distributed.dispatch.Rule`.
@@ -921,189 +924,7 @@ def _dropout_rule(call):
     return _random_rule(call)
 
 
-# ---- the table ------------------------------------------------------------------------------------
-
-
-_UNARY = """relu6 hardtanh leaky_relu elu selu celu gelu quick_gelu silu mish hardswish hardsigmoid hardshrink
-softshrink tanhshrink softplus softsign logsigmoid threshold abs exp expm1 log log1p log2 log10 sqrt rsqrt
-reciprocal square sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh sigmoid relu erf erfc erfinv lgamma
-digamma floor ceil round trunc sign isnan isinf isfinite logical_not bitwise_not nan_to_num clamp clamp_min
-clamp_max _pointwise_loss _binary_cross_entropy""".split()
-_LINEAR_UNARY = "neg clone contiguous".split()
-_BINARY = """floor_divide fmod remainder pow atan2 maximum minimum logaddexp eq ne lt le gt ge logical_and logical_or
-logical_xor bitwise_and bitwise_or bitwise_xor max.other min.other masked_fill""".split()
-
-RULES: dict = {}
-for _n in _UNARY + _BINARY:
-    RULES[_n] = elementwise()
-for _n in _LINEAR_UNARY:
-    RULES[_n] = elementwise(("P",))
-RULES.update({
-    "add": elementwise(("P", "P")),
-    "sub": elementwise(("P", "P")),
-    "mul": elementwise(("P", "B"), ("B", "P")),
-    "div": elementwise(("P", "B")),
-    "where": elementwise(("B", "P", "P")),
-    "lerp": elementwise(("P", "P", "B")),
-    "addcmul": elementwise(("P", "P", "B"), ("P", "B", "P")),
-    "addcdiv": elementwise(("P", "P", "B")),
-    "_to_dtype": _to_dtype_rule,
-    "fill_": _fill_rule,
-    "zero_": _zero_rule,
-    "copy_": _copy_rule,
-    # reductions
-    "sum": reduction("sum"),
-    "nansum": reduction("sum"),
-    "mean": reduction("mean"),
-    "prod": reduction(),
-    "max": reduction(),
-    "min": reduction(),
-    "max.dim": reduction(nout=2),
-    "min.dim": reduction(nout=2),
-    "amax": reduction(),
-    "amin": reduction(),
-    "argmax": reduction(),
-    "argmin": reduction(),
-    "std": reduction(),
-    "var": reduction(),
-    "norm": reduction(),
-    "logsumexp": reduction(),
-    "all": reduction(),
-    "any": reduction(),
-    "_linalg_vector_norm": reduction(),
-    # along one dimension
-    "softmax": along_dim(),
-    "log_softmax": along_dim(),
-    "cumsum": along_dim(linear=True),
-    "cumprod": along_dim(),
-    "sort": along_dim(nout=2),
-    "argsort": along_dim(),
-    "msort": along_dim(default=0),
-    "topk": along_dim(nout=2),
-    "kthvalue": along_dim(removes=True, nout=2),
-    "median.dim": along_dim(removes=True, nout=2),
-    "nanmedian.dim": along_dim(removes=True, nout=2),
-    "mode": along_dim(removes=True, nout=2),
-    "cummax": along_dim(nout=2),
-    "cummin": along_dim(nout=2),
-    "glu": along_dim(),
-    "normalize": along_dim(),
-    "narrow": along_dim(linear=True),
-    "narrow_copy": along_dim(linear=True),
-    "slice": along_dim(default=0, linear=True),
-    "select": _select_rule,
-    # matmul family
-    "matmul": _matmul_rule,
-    "mm": _matmul_rule,
-    "bmm": _matmul_rule,
-    "mv": _matmul_rule,
-    "dot": _matmul_rule,
-    "outer": _outer_rule,
-    "linear": _linear_rule,
-    "addmm": _addmm_rule,
-    # normalization
-    "layer_norm": _layer_norm_rule,
-    "native_layer_norm": _layer_norm_rule,
-    "rms_norm": _layer_norm_rule,
-    "_fused_rms_norm": _layer_norm_rule,
-    "group_norm": _group_norm_rule,
-    "batch_norm": _batch_norm_rule,
-    "native_batch_norm": _batch_norm_rule,
-    "instance_norm": _batch_norm_rule,
-    # convolution, pools, pads, resampling
-    "convolution": _conv_rule,
-    "conv1d": _conv_rule,
-    "conv2d": _conv_rule,
-    "conv3d": _conv_rule,
-    "conv_transpose1d": _conv_rule,
-    "conv_transpose2d": _conv_rule,
-    "conv_transpose3d": _conv_rule,
-    "max_pool1d": spatial(1),
-    "max_pool2d": spatial(2),
-    "max_pool3d": spatial(3),
-    "max_pool1d_with_indices": spatial(1),
-    "max_pool2d_with_indices": spatial(2),
-    "max_pool3d_with_indices": spatial(3),
-    "avg_pool1d": spatial(1, linear=True),
-    "avg_pool2d": spatial(2, linear=True),
-    "avg_pool3d": spatial(3, linear=True),
-    "adaptive_avg_pool1d": spatial(1, linear=True),
-    "adaptive_avg_pool2d": spatial(2, linear=True),
-    "adaptive_avg_pool3d": spatial(3, linear=True),
-    "adaptive_max_pool1d": spatial(1),
-    "adaptive_max_pool2d": spatial(2),
-    "adaptive_max_pool3d": spatial(3),
-    "pixel_shuffle": spatial(3),
-    "pixel_unshuffle": spatial(3),
-    "constant_pad_nd": _constant_pad_rule,
-    "_pad": spatial(None),
-    "_reflection_pad": spatial(None),
-    "_replication_pad": spatial(None),
-    "_pad_circular": spatial(None),
-    # embedding, indexing
-    "embedding": _embedding_rule,
-    "one_hot": _one_hot_rule,
-    "index_select": _index_select_rule,
-    "gather": _gather_rule,
-    # joining and splitting
-    "cat": _cat_rule,
-    "stack": _stack_rule,
-    "split": _split_rule,
-    "chunk": _split_rule,
-    "tensor_split": _split_rule,
-    "unbind": _split_rule,
-    # shapes
-    "view": _reshape_rule,
-    "reshape": _reshape_rule,
-    "flatten": _reshape_rule,
-    "squeeze": _squeeze_rule,
-    "unsqueeze": _unsqueeze_rule,
-    "expand": _expand_rule,
-    "transpose": _permute_rule,
-    "t": _permute_rule,
-    "permute": _permute_rule,
-    "repeat": _repeat_rule,
-    "tile": _repeat_rule,
-    "flip": excluding_dims("dims", linear=True),
-    "roll": excluding_dims("dims"),
-    "tril": excluding_dims("", linear=True, last=2),
-    "triu": excluding_dims("", linear=True, last=2),
-    # losses
-    "mse_loss": _pointwise_loss_rule,
-    "l1_loss": _pointwise_loss_rule,
-    "smooth_l1_loss": _pointwise_loss_rule,
-    "huber_loss": _pointwise_loss_rule,
-    "kl_div": _pointwise_loss_rule,
-    "binary_cross_entropy": _pointwise_loss_rule,
-    "binary_cross_entropy_with_logits": _pointwise_loss_rule,
-    "cross_entropy": _class_loss_rule,
-    "nll_loss": _class_loss_rule,
-    # misc
-    "scaled_dot_product_attention": _sdpa_rule,
-    "prelu": _prelu_rule,
-    "cosine_similarity": _cosine_similarity_rule,
-    "pairwise_distance": _pairwise_distance_rule,
-    # random
-    "dropout": _dropout_rule,
-    "feature_dropout": _dropout_rule,
-    "native_dropout": _random_rule,
-    "bernoulli": _random_rule,
-    "normal": _random_rule,
-    "uniform_": _random_fill_rule,
-    "normal_": _random_fill_rule,
-    "random_": _random_fill_rule,
-})
-for _n in ("_upsample_nearest1d", "_upsample_nearest_exact1d", "_upsample_linear1d"):
-    RULES[_n] = spatial(1, input_size_arg="input_size")
-for _n in ("_upsample_nearest2d", "_upsample_nearest_exact2d", "_upsample_bilinear2d", "_upsample_bicubic2d"):
-    RULES[_n] = spatial(2, input_size_arg="input_size")
-for _n in ("_upsample_nearest3d", "_upsample_nearest_exact3d", "_upsample_trilinear3d"):
-    RULES[_n] = spatial(3, input_size_arg="input_size")
-
-# Ops whose result depends on the local memory layout: no global meaning.
-UNSUPPORTED = {"as_strided"}
-
-_RANDOM_INPLACE = {"bernoulli_", "dropout_", "feature_dropout_"}
+# ---- random in place -----------------------------------------------------------------------------
 
 
 def _random_inplace_rule(call):
@@ -1135,23 +956,111 @@ def _random_inplace_rule(call):
     return Rule(cands, local=local)
 
 
-def rule_for(call) -> Rule:
-    """The rule of the call's op (the all-broadcast fallback when it has none)."""
-    info = call.info
-    if info.name in UNSUPPORTED:
-        raise NotImplementedError(
-            f"{info.full_name}() is not supported on global tensors (its result depends on the local memory "
-            f"layout); arguments: {call.describe()}"
-        )
-    if info.name in _RANDOM_INPLACE:
-        return _random_inplace_rule(call)
-    fn = RULES.get(info.full_name) or RULES.get(info.name)
-    if fn is None and info.inplace and info.name.endswith("_"):
-        base = info.name[:-1]
-        fn = RULES.get(f"{base}.{info.overload}" if info.overload else base) or RULES.get(base)
+# ---- the families, by the names ops declare (core/framework/op_traits.h) ------------------------
+
+
+def _fixed(fn):
+    """A family without parameters."""
+    return lambda: fn
+
+
+def _broadcast_only():
+    return lambda call: Rule([all_b(call)])
+
+
+FAMILIES: dict = {
+    "elementwise": lambda partial="": elementwise(*(tuple(w) for w in partial.split(",") if w)),
+    "reduction": lambda linear=None, nout=1: reduction(linear, nout),
+    "along_dim": along_dim,
+    "spatial": lambda n, linear=False, input_size_arg=None, nout=None: spatial(
+        None if n == "any" else n, linear, input_size_arg, nout),
+    "excluding_dims": lambda arg="", linear=False, last=None: excluding_dims(arg, linear, last),
+    "broadcast_only": _broadcast_only,
+    "to_dtype": _fixed(_to_dtype_rule),
+    "fill": _fixed(_fill_rule),
+    "zero": _fixed(_zero_rule),
+    "copy": _fixed(_copy_rule),
+    "matmul": _fixed(_matmul_rule),
+    "linear": _fixed(_linear_rule),
+    "addmm": _fixed(_addmm_rule),
+    "outer": _fixed(_outer_rule),
+    "layer_norm": _fixed(_layer_norm_rule),
+    "group_norm": _fixed(_group_norm_rule),
+    "batch_norm": _fixed(_batch_norm_rule),
+    "conv": _fixed(_conv_rule),
+    "constant_pad": _fixed(_constant_pad_rule),
+    "embedding": _fixed(_embedding_rule),
+    "one_hot": _fixed(_one_hot_rule),
+    "index_select": _fixed(_index_select_rule),
+    "gather": _fixed(_gather_rule),
+    "cat": _fixed(_cat_rule),
+    "stack": _fixed(_stack_rule),
+    "split": _fixed(_split_rule),
+    "reshape": _fixed(_reshape_rule),
+    "squeeze": _fixed(_squeeze_rule),
+    "unsqueeze": _fixed(_unsqueeze_rule),
+    "expand": _fixed(_expand_rule),
+    "permute": _fixed(_permute_rule),
+    "select": _fixed(_select_rule),
+    "repeat": _fixed(_repeat_rule),
+    "pointwise_loss": _fixed(_pointwise_loss_rule),
+    "class_loss": _fixed(_class_loss_rule),
+    "sdpa": _fixed(_sdpa_rule),
+    "prelu": _fixed(_prelu_rule),
+    "cosine_similarity": _fixed(_cosine_similarity_rule),
+    "pairwise_distance": _fixed(_pairwise_distance_rule),
+    "dropout": _fixed(_dropout_rule),
+    "random": _fixed(_random_rule),
+    "random_fill": _fixed(_random_fill_rule),
+    "random_inplace": _fixed(_random_inplace_rule),
+}
+
+
+def _param_value(text: str):
+    if text == "":
+        return ""
+    if text == "None":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def parse_params(params: str) -> dict:
+    """The "key=value key=value" words of a declared rule as keyword arguments."""
+    out = {}
+    for word in params.split():
+        key, sep, value = word.partition("=")
+        if not sep:
+            raise ValueError(f"malformed SBP rule parameter {word!r} in {params!r} (expected key=value)")
+        out[key] = _param_value(value)
+    return out
+
+
+_factories: dict = {}
+
+
+def family_rule(family: str, params: str):
+    """The rule function of a declared (family, params) pair, built once."""
+    key = (family, params)
+    fn = _factories.get(key)
     if fn is None:
-        return Rule([all_b(call)])
-    return fn(call)
+        if family not in FAMILIES:
+            raise KeyError(f"unknown SBP rule family {family!r} (known: {sorted(FAMILIES)})")
+        fn = _factories[key] = FAMILIES[family](**parse_params(params))
+    return fn
+
+
+def rule_for(call) -> Rule:
+    """The rule the call's op declares (its OpDef's .Sbp(...))."""
+    info = call.info
+    if info.sbp_family == "unsupported":
+        raise NotImplementedError(
+            f"{info.full_name}() is not supported on global tensors ({info.sbp_reason}); "
+            f"arguments: {call.describe()}"
+        )
+    return family_rule(info.sbp_family, info.sbp_params)(call)
 
 
 def describe(sig_list) -> str:
