@@ -752,9 +752,15 @@ def module_to_global(module, placement=None, sbp=None):
 
 
 def _install() -> None:
+    import sys
+
+    from oneflow import _plugin
     from oneflow.distributed import dispatch
 
     _C._set_global_dispatch(GlobalTensor, dispatch.handle)
+    # placement=/sbp= arguments, Tensor.to_global, Module.to_global, nn.Parameter(global tensor)
+    # and oneflow.autograd reach this module through the core's hook.
+    _plugin.register_hook("global_tensor", sys.modules[__name__])
 
 
 _install()
