@@ -169,7 +169,9 @@ def _scalar_dtype(x: Any) -> oneflow.dtype:
         name = "bool" if x.dtype == np.bool_ else x.dtype.name
         d = _C.dtype_from_name(name)
         if d is None:
-            raise TypeError(f"tensor(): can't convert np.{name} scalars; supported: bool, uint8, int8-int64, float16-float64")
+            raise TypeError(
+                f"tensor(): can't convert np.{name} scalars; supported: bool, uint8, int8-int64, float16-float64"
+            )
         return d
     kind = _scalar_kind(x)
     return {_BOOL: oneflow.bool, _INT: oneflow.int64, _FLOAT: get_default_dtype()}[kind]

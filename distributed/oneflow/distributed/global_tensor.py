@@ -465,7 +465,10 @@ class GlobalTensor(oneflow.Tensor):
         if not shape:
             raise IndexError(f"size(): dimension specified as {dim} but tensor has no dimensions")
         if not -len(shape) <= dim < len(shape):
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-len(shape)}, {len(shape) - 1}], but got {dim})")
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-len(shape)}, {len(shape) - 1}], "
+                f"but got {dim})"
+            )
         return shape[dim]
 
     @property
