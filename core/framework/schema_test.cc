@@ -41,8 +41,6 @@ TEST(SchemaTest, KeywordOnlyAndScalarDefaults) {
   Schema f = ParseSchema("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");
   EXPECT_EQ(f.args[1].default_value.scalar().kind, Scalar::Kind::kFloat);
   EXPECT_DOUBLE_EQ(f.args[1].default_value.scalar().d, 0.01);
-  Schema b = ParseSchema("fill(Tensor self, Scalar value=True) -> Tensor");
-  EXPECT_EQ(b.args[1].default_value.scalar().kind, Scalar::Kind::kBool);
 }
 
 TEST(SchemaTest, InplaceAndViewAliases) {
