@@ -121,8 +121,8 @@ def test_one_process_global_tensors():
     local = x.to_local()
     assert not local.is_global and local.shape == (4, 5)
     text = repr(x.detach())
-    assert text.endswith('placement=oneflow.placement(type="cpu", ranks=[0]),\n       sbp=(oneflow.sbp.split(axis=1),), '
-                         'dtype=oneflow.float32)'), text
+    assert text.endswith('placement=oneflow.placement(type="cpu", ranks=[0]),\n'
+                         '       sbp=(oneflow.sbp.split(axis=1),), dtype=oneflow.float32)'), text
     z = flow.zeros_like(x)
     assert z.is_global and z.sbp == x.sbp
     assert flow.arange(6, placement=pl, sbp=B).tolist() == list(range(6))
@@ -217,7 +217,8 @@ x = flow.zeros(
     sbp=(flow.sbp.split(0), flow.sbp.split(1)),
     placement=flow.placement("cpu", ranks=[[0, 1],[2, 3]]))
 y = Noise(x)
-print(f"rank: {flow.env.get_rank()}, global tensor: shape {y.shape} sbp {y.sbp} placement {y.placement}, local tensor shape: {y.to_local().shape}")
+print(f"rank: {flow.env.get_rank()}, global tensor: shape {y.shape} sbp {y.sbp} placement {y.placement}, "
+      f"local tensor shape: {y.to_local().shape}")
 """
 
 
@@ -289,7 +290,8 @@ def conversions_and_values(f):
     f.true("to_global keeps values", np.array_equal(y.to_local().numpy(), np.arange(12).reshape(4, 3)), "")
     f.true("same sbp is the same tensor", x.to_global(sbp=S(0)) is x, "")
     text = repr(x)
-    want_tail = f"placement=oneflow.placement(type=\"cpu\", ranks={list(range(n))}),\n       sbp=(oneflow.sbp.split(axis=0),), dtype=oneflow.float32)"
+    want_tail = (f"placement=oneflow.placement(type=\"cpu\", ranks={list(range(n))}),\n"
+                 "       sbp=(oneflow.sbp.split(axis=0),), dtype=oneflow.float32)")
     f.true("repr", text.startswith("tensor([[ 0.,  1.,  2.],") and text.endswith(want_tail), text)
     d = x.detach()
     f.true("detach is global", d.is_global and d.sbp == x.sbp, "")

@@ -269,7 +269,8 @@ TORCHVISION_KEYS = {
     "mobilenet_v3_small": {"features.1.block.1.fc2.bias": (16,), "classifier.0.weight": (1024, 576)},
     "shufflenet_v2_x1_0": {"stage2.0.branch1.0.weight": (24, 1, 3, 3), "stage4.3.branch2.6.running_var": (232,),
                            "conv5.0.weight": (1024, 464, 1, 1)},
-    "mnasnet1_0": {"layers.8.0.layers.3.weight": (48, 1, 3, 3), "layers.15.weight": (1280,), "layers.14.weight": (1280, 320, 1, 1)},
+    "mnasnet1_0": {"layers.8.0.layers.3.weight": (48, 1, 3, 3), "layers.15.weight": (1280,),
+                   "layers.14.weight": (1280, 320, 1, 1)},
     "efficientnet_b0": {"features.1.0.block.1.fc1.weight": (8, 32, 1, 1), "features.8.0.weight": (1280, 320, 1, 1),
                         "features.6.3.block.0.1.running_mean": (1152,)},
     "efficientnet_v2_s": {"features.1.1.block.0.0.weight": (24, 24, 3, 3), "features.2.0.block.1.0.weight":

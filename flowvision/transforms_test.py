@@ -392,7 +392,9 @@ def test_pad_errors():
         T.Pad(1, padding_mode="wrap")
     with pytest.raises(TypeError, match="Pad: padding should be an int or a sequence of ints"):
         F.pad(flow.rand(3, 4, 4), 1.5)
-    with pytest.raises(ValueError, match=r"Pad: fill \(1, 2\) needs one value or one per channel for a tensor of shape \(3, 4, 4\)"):
+    with pytest.raises(
+        ValueError, match=r"Pad: fill \(1, 2\) needs one value or one per channel for a tensor of shape \(3, 4, 4\)"
+    ):
         F.pad(flow.rand(3, 4, 4), 1, fill=(1, 2))
 
 

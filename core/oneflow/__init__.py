@@ -137,26 +137,22 @@ for _fused in ("fused_linear", "fused_matmul_bias", "fused_mlp"):
     setattr(_C, _fused, getattr(_C.ops, _fused))
 
 
-# Global Tensor names come from the oneflow-distributed plugin, imported on first use so that
-# `import oneflow` neither needs nor loads it.
-_GLOBAL_API = {
-    "placement": ("oneflow.distributed.placement", "placement"),
-    "sbp": ("oneflow.distributed.sbp", None),
-    "env": ("oneflow.distributed.env", None),
-    "comm": ("oneflow.distributed.comm", None),
-    "boxing": ("oneflow.distributed.boxing", None),
-    "distributed": ("oneflow.distributed", None),
-}
+# Global Tensor names (oneflow.placement, oneflow.env, ...) come from a plugin, the
+# oneflow-distributed package, which declares them (see oneflow._plugin); it is imported on first
+# use so that `import oneflow` neither needs nor loads it. Without it these names say what to install.
+_GLOBAL_API = ("placement", "sbp", "env", "comm", "boxing", "distributed")
 
 
 def __getattr__(name: str):
-    entry = _GLOBAL_API.get(name)
-    if entry is None:
-        raise AttributeError(f"module 'oneflow' has no attribute '{name}'")
-    from oneflow._creation import _import_plugin
+    from oneflow import _plugin
 
-    module = _import_plugin(entry[0], f"oneflow.{name}")
-    value = module if entry[1] is None else getattr(module, entry[1])
+    value = _plugin.plugin_attribute(__name__, name, None)
+    if value is None:
+        if name in _GLOBAL_API:
+            from oneflow._creation import _no_global_tensors
+
+            raise ImportError(_no_global_tensors(f"oneflow.{name}"))
+        raise AttributeError(f"module 'oneflow' has no attribute '{name}'")
     globals()[name] = value
     return value
 

@@ -10,7 +10,7 @@ from typing import Any, Union
 import numpy as np
 
 import oneflow
-from oneflow import _C
+from oneflow import _C, _plugin
 
 DeviceLike = Union[str, "oneflow.device", int, None]
 
@@ -81,23 +81,18 @@ def is_tensor(obj: Any) -> builtins.bool:
     return isinstance(obj, oneflow.Tensor)
 
 
-def _import_plugin(module: str, what: str):
-    """Imports ``module`` of the oneflow-distributed plugin, or raises an ImportError that names
-    the wheel when the plugin is not installed (errors inside an installed plugin propagate)."""
-    import importlib
-    import importlib.util
-
-    if importlib.util.find_spec("oneflow.distributed") is None:
-        raise ImportError(
-            f"{what} needs Global Tensor support, which the oneflow-distributed package provides; "
-            "it is not installed. Install the oneflow-distributed wheel (pip install oneflow-distributed)."
-        )
-    return importlib.import_module(module)
+def _no_global_tensors(what: str) -> str:
+    """The ImportError message for ``what`` when no installed plugin implements global tensors."""
+    return (
+        f"{what} needs Global Tensor support, which the oneflow-distributed package provides; "
+        "it is not installed. Install the oneflow-distributed wheel (pip install oneflow-distributed)."
+    )
 
 
-def _global_plugin():
-    """The plugin module that makes global tensors (``placement=``/``sbp=`` arguments)."""
-    return _import_plugin("oneflow.distributed.global_tensor", "placement= and sbp= (global tensors)")
+def _global_plugin(what: str = "placement= and sbp= (global tensors)"):
+    """The plugin's implementation of global tensors (``placement=``/``sbp=`` arguments): the
+    ``global_tensor`` hook, whose plugin is imported on first use (see oneflow._plugin)."""
+    return _plugin.load_hook("global_tensor", _no_global_tensors(what))
 
 
 def _is_global(t) -> builtins.bool:
@@ -174,7 +169,9 @@ def _scalar_dtype(x: Any) -> oneflow.dtype:
         name = "bool" if x.dtype == np.bool_ else x.dtype.name
         d = _C.dtype_from_name(name)
         if d is None:
-            raise TypeError(f"tensor(): can't convert np.{name} scalars; supported: bool, uint8, int8-int64, float16-float64")
+            raise TypeError(
+                f"tensor(): can't convert np.{name} scalars; supported: bool, uint8, int8-int64, float16-float64"
+            )
         return d
     kind = _scalar_kind(x)
     return {_BOOL: oneflow.bool, _INT: oneflow.int64, _FLOAT: get_default_dtype()}[kind]

@@ -412,7 +412,9 @@ def _install():
         "register_hook": _register_hook,
         "nonzero": nonzero,
         "cpu": lambda self: self.to("cpu"),
-        "cuda": lambda self, device=None: self.to(oneflow.device("cuda", device) if isinstance(device, builtins.int) else device or "cuda"),
+        "cuda": lambda self, device=None: self.to(
+            oneflow.device("cuda", device) if isinstance(device, builtins.int) else device or "cuda"
+        ),
         "is_floating_point": lambda self: self.dtype.is_floating_point,
         "type_as": lambda self, other: self.to(other.dtype),
         "view_as": lambda self, other: self.view(other.shape),

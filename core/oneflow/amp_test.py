@@ -94,7 +94,7 @@ def run_case(m, name, lead):
     try:
         with autocast:
             out = CASES[name](m, lead_dtype)
-    except Exception as e:  # noqa: BLE001 - the exception type is what is compared
+    except Exception as e:
         return type(e).__name__
     return name_of(out.dtype)
 
@@ -447,7 +447,7 @@ def test_step_and_unscale_misuse_matches_torch():
         out = []
         try:
             scaler.step(opt)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             out.append(type(e).__name__)
         scaler.scale(p.sum()).backward()
         scaler.unscale_(opt)
@@ -456,12 +456,12 @@ def test_step_and_unscale_misuse_matches_torch():
             try:
                 call()
                 out.append(None)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 out.append((type(e).__name__, str(e)))
         scaler.update()
         try:
             scaler.step(opt, closure=lambda: 0)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             out.append((type(e).__name__, str(e)))
         return out
 

@@ -52,7 +52,9 @@ def test_tensor_infers_dtype_and_shape_like_torch(data):
     same(flow.tensor(data), torch.tensor(data))
 
 
-@pytest.mark.parametrize("np_dtype", [np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8, np.uint8, np.bool_])
+@pytest.mark.parametrize(
+    "np_dtype", [np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8, np.uint8, np.bool_]
+)
 def test_tensor_from_ndarray_keeps_dtype_and_copies(np_dtype):
     a = (np.arange(12).reshape(3, 4) % 3).astype(np_dtype)
     t = flow.tensor(a)

@@ -67,7 +67,9 @@ def test_tensor_dataset_matches_torch():
     assert len(ours) == len(theirs) == 20
     for i in (0, 7, -1, slice(2, 5)):
         assert _plain(ours[i]) == _plain(theirs[i])
-    _same_error(lambda d: d.TensorDataset((flow if d is fdata else torch).zeros(3), (flow if d is fdata else torch).zeros(4)))
+    _same_error(
+        lambda d: d.TensorDataset((flow if d is fdata else torch).zeros(3), (flow if d is fdata else torch).zeros(4))
+    )
 
 
 def test_concat_dataset_matches_torch():
@@ -175,7 +177,9 @@ def test_random_split_reproducible_and_errors():
 # ---- samplers ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("n", "bs", "drop_last"), [(10, 3, False), (10, 3, True), (9, 3, True), (2, 5, False), (2, 5, True)])
+@pytest.mark.parametrize(
+    ("n", "bs", "drop_last"), [(10, 3, False), (10, 3, True), (9, 3, True), (2, 5, False), (2, 5, True)]
+)
 def test_sequential_and_batch_sampler_match_torch(n, bs, drop_last):
     ours = fdata.BatchSampler(fdata.SequentialSampler(range(n)), bs, drop_last)
     theirs = tdata.BatchSampler(tdata.SequentialSampler(range(n)), bs, drop_last)
@@ -248,11 +252,15 @@ def test_weighted_random_sampler():
     s = fdata.WeightedRandomSampler(w, 7)
     assert len(s) == 7 and s.weights.dtype == flow.float64
     # The heavier item comes first more often without replacement, as in successive sampling.
-    firsts = [next(iter(fdata.WeightedRandomSampler([1.0, 9.0], 1, replacement=False, generator=g))) for _ in range(400)]
+    firsts = [
+        next(iter(fdata.WeightedRandomSampler([1.0, 9.0], 1, replacement=False, generator=g))) for _ in range(400)
+    ]
     assert 0.8 < np.mean(firsts) < 0.98
 
 
-@pytest.mark.parametrize(("n", "replicas", "drop_last"), [(10, 3, False), (10, 3, True), (9, 3, False), (2, 4, False), (11, 4, True)])
+@pytest.mark.parametrize(
+    ("n", "replicas", "drop_last"), [(10, 3, False), (10, 3, True), (9, 3, False), (2, 4, False), (11, 4, True)]
+)
 def test_distributed_sampler_partition_matches_torch(n, replicas, drop_last):
     for rank in range(replicas):
         ours = fdata.DistributedSampler(range(n), replicas, rank, shuffle=False, drop_last=drop_last)
@@ -490,7 +498,10 @@ def test_workers_match_torch_batches():
 def test_workers_shuffle_and_options():
     kw = {"batch_size": 4, "shuffle": True, "pin_memory": True, "prefetch_factor": 3}
     a = list(fdata.DataLoader(range(40), num_workers=2, generator=flow.Generator().manual_seed(0), **kw))
-    b = list(fdata.DataLoader(range(40), num_workers=0, generator=flow.Generator().manual_seed(0), **{**kw, "prefetch_factor": None}))
+    b = list(
+        fdata.DataLoader(range(40), num_workers=0, generator=flow.Generator().manual_seed(0),
+                         **{**kw, "prefetch_factor": None})
+    )
     assert _plain(a) == _plain(b) and sorted(sum((x.tolist() for x in a), [])) == list(range(40))
     unordered = list(fdata.DataLoader(range(40), batch_size=4, num_workers=2, in_order=False))
     assert sorted(x.tolist() for x in unordered) == [list(range(i, i + 4)) for i in range(0, 40, 4)]
@@ -564,7 +575,9 @@ class _Sharded:
         self.cls = Sharded
 
 
-@pytest.mark.parametrize(("batch_size", "drop_last", "n"), [(3, False, 11), (3, True, 11), (None, False, 5), (4, False, 3)])
+@pytest.mark.parametrize(
+    ("batch_size", "drop_last", "n"), [(3, False, 11), (3, True, 11), (None, False, 5), (4, False, 3)]
+)
 def test_iterable_dataset_sharding_matches_torch(batch_size, drop_last, n):
     kw = {"batch_size": batch_size, "drop_last": drop_last, "num_workers": 2}
     ours = list(fdata.DataLoader(_Sharded(fdata, n).cls(), **kw))

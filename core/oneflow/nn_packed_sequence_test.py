@@ -109,7 +109,8 @@ def test_lengths_of_other_dtypes_are_truncated_to_int64():
                            (flow.tensor([4, 3, 2], dtype=flow.int32), torch.tensor([4, 3, 2], dtype=torch.int32)),
                            ([4.7, 3, 2], [4.7, 3, 2]),
                            (np.array([4, 2, 2]), np.array([4, 2, 2]))):
-        same_packed(rnn_utils(flow).pack_padded_sequence(x_o, lens_o), rnn_utils(torch).pack_padded_sequence(x_t, lens_t))
+        same_packed(rnn_utils(flow).pack_padded_sequence(x_o, lens_o),
+                    rnn_utils(torch).pack_padded_sequence(x_t, lens_t))
 
 
 def test_packed_sequence_class():

@@ -49,7 +49,8 @@ def test_error_matches_torch(name, fn, words):
     with pytest.raises(Exception) as ours:
         fn(flow)
     assert isinstance(ours.value, type(theirs.value)) or type(ours.value).__name__ == type(theirs.value).__name__, (
-        f"torch raised {type(theirs.value).__name__}: {theirs.value}; we raised {type(ours.value).__name__}: {ours.value}"
+        f"torch raised {type(theirs.value).__name__}: {theirs.value}; "
+        f"we raised {type(ours.value).__name__}: {ours.value}"
     )
     for w in words:
         assert w in str(ours.value), f"{w!r} not in {ours.value!r}"

@@ -59,7 +59,8 @@ class EventList(list):
             rows = rows[:row_limit]
         self_total = sum(e.self_cpu_time_total for e in self) or 1.0
         width = max([len("Name")] + [len(e.key) for e in rows])
-        head = f"{'Name':<{width}}  {'Self CPU %':>10}  {'Self CPU':>12}  {'CPU total':>12}  {'CPU avg':>10}  {'# Calls':>8}"
+        head = (f"{'Name':<{width}}  {'Self CPU %':>10}  {'Self CPU':>12}  {'CPU total':>12}  {'CPU avg':>10}  "
+                f"{'# Calls':>8}")
         lines = [head, "-" * len(head)]
         for e in rows:
             lines.append(

@@ -155,7 +155,8 @@ def randint(*args, low=_MISSING, high=_MISSING, size=_MISSING, generator=None, d
         got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in given.items()])
         raise TypeError(
             f"randint() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-            " * (int high, tuple of ints size, *, Generator generator, dtype dtype, device device, bool requires_grad)\n"
+            " * (int high, tuple of ints size, *, Generator generator, dtype dtype, device device, "
+            "bool requires_grad)\n"
             " * (int low, int high, tuple of ints size, *, Generator generator, dtype dtype, device device, "
             "bool requires_grad)"
         )
@@ -205,7 +206,8 @@ def normal(mean=0.0, std=1.0, size: Sequence[builtins.int] | None = None, *, gen
             " * (float mean, float std, tuple of ints size)"
         )
     for name, v in (("mean", mean), ("std", std)):
-        if isinstance(v, builtins.bool) or not isinstance(v, (builtins.int, builtins.float)) and not hasattr(v, "__float__"):
+        not_float = not isinstance(v, (builtins.int, builtins.float)) and not hasattr(v, "__float__")
+        if isinstance(v, builtins.bool) or not_float:
             raise TypeError(f"normal(): argument '{name}' must be float, not {type(v).__name__}")
     shape = _sizes((size,), "normal")
     if placement is not None or sbp is not None:

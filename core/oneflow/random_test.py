@@ -35,7 +35,8 @@ def _same_error(fn):
     with pytest.raises(Exception) as ours:
         fn(flow)
     assert type(ours.value).__name__ == type(theirs.value).__name__, (
-        f"torch raised {type(theirs.value).__name__}: {theirs.value}; we raised {type(ours.value).__name__}: {ours.value}"
+        f"torch raised {type(theirs.value).__name__}: {theirs.value}; "
+        f"we raised {type(ours.value).__name__}: {ours.value}"
     )
     return ours.value
 
@@ -210,8 +211,10 @@ def test_generator_through_every_op():
             _np(flow.empty(5).random_(generator=g)), _np(flow.empty(5).random_(7, generator=g)),
             _np(flow.empty(5).random_(2, 9, generator=g)), _np(flow.empty(5).bernoulli_(generator=g)),
             _np(flow.empty(5).bernoulli_(flow.full((5,), 0.5), generator=g)),
-            _np(flow.bernoulli(flow.full((5,), 0.5), generator=g)), _np(flow.bernoulli(flow.zeros(5), 0.5, generator=g)),
-            _np(flow.normal(flow.zeros(5), flow.ones(5), generator=g)), _np(flow.normal(0.0, flow.ones(5), generator=g)),
+            _np(flow.bernoulli(flow.full((5,), 0.5), generator=g)),
+            _np(flow.bernoulli(flow.zeros(5), 0.5, generator=g)),
+            _np(flow.normal(flow.zeros(5), flow.ones(5), generator=g)),
+            _np(flow.normal(0.0, flow.ones(5), generator=g)),
             _np(flow.normal(flow.zeros(5), 2.0, generator=g)), _np(flow.normal(0.0, 1.0, (5,), generator=g)),
             _np(flow.randperm(5, generator=g)), _np(flow.rand(5, generator=g)), _np(flow.randn(5, generator=g)),
             _np(flow.randint(9, (5,), generator=g)), _np(flow.rand_like(flow.zeros(5), generator=g)),
@@ -320,7 +323,8 @@ def test_forms_match_torch_shape_and_dtype(form):
 def test_default_dtype_is_used():
     flow.set_default_dtype(flow.float64)
     try:
-        for t in (flow.rand(2), flow.randn(2), flow.normal(0.0, 1.0, (2,)), flow.rand_like(flow.zeros(2, dtype=flow.float64))):
+        for t in (flow.rand(2), flow.randn(2), flow.normal(0.0, 1.0, (2,)),
+                  flow.rand_like(flow.zeros(2, dtype=flow.float64))):
             assert t.dtype == flow.float64
         assert flow.randint(3, (2,)).dtype == flow.int64
         assert flow.randperm(3).dtype == flow.int64

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.datasets import load_digits
@@ -80,7 +80,7 @@ def evaluate(model: nn.Module, loader: DataLoader) -> float:
     return correct / total
 
 
-def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     here = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())  # where `bazel run` was typed
     parser = argparse.ArgumentParser(description="Train a small CNN on scikit-learn's handwritten digits.")
     parser.add_argument("--epochs", type=int, default=8, help="total epochs, counting those already done")
@@ -92,7 +92,7 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> float:
+def main(argv: Sequence[str] | None = None) -> float:
     """Trains (or resumes) and returns the test accuracy."""
     args = parse_args(argv)
     start = time.perf_counter()

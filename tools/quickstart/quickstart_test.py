@@ -5,9 +5,9 @@ import io
 
 import numpy as np
 import pytest
+import quickstart
 
 import oneflow as flow
-import quickstart
 
 
 def run(*argv):

@@ -232,6 +232,9 @@ def of_py_wheel(name, dist_name, version_file, deps, package_roots, requires = [
 def of_python_package(name, module_dir, dist_name, summary, oneflow_requirement, deps = ["//core/oneflow"], extensions = [], package_data = []):
     """A Python package of the monorepo built on oneflow: library, version, wheel, wheel test.
 
+    The library and the wheel are public (the package's API); the rest of the package stays
+    private unless its BUILD file says otherwise.
+
     Args:
       name: the Bazel package's folder (also the py_library's name).
       module_dir: the import path as a folder under it, e.g. "oneflow/distributed".
@@ -261,6 +264,7 @@ def of_python_package(name, module_dir, dist_name, summary, oneflow_requirement,
         data = extensions + (native.glob(package_data) if package_data else []),
         imports = ["."],
         deps = deps,
+        visibility = ["//visibility:public"],  # the package's Python API
     )
     of_py_wheel(
         name = "wheel",
@@ -271,6 +275,7 @@ def of_python_package(name, module_dir, dist_name, summary, oneflow_requirement,
         summary = summary,
         version_file = "VERSION",
         platform_specific = len(extensions) > 0,
+        visibility = ["//visibility:public"],
     )
     of_py_test(
         name = "wheel_test",

@@ -7,7 +7,8 @@ import pytest
 
 
 def main() -> int:
-    args = ["-q", "-p", "no:cacheprovider", "--import-mode=append", "-W", "error::pytest.PytestUnraisableExceptionWarning"]
+    args = ["-q", "-p", "no:cacheprovider", "--import-mode=append",
+            "-W", "error::pytest.PytestUnraisableExceptionWarning"]
     xml = os.environ.get("XML_OUTPUT_FILE")
     if xml:
         args.append("--junitxml=" + xml)

@@ -19,7 +19,9 @@ def _write(tmp, files, **kw):
             f.write(data)
         paths[arcname] = p
     out = os.path.join(tmp, "out.whl")
-    wheel_writer.write_wheel(out, kw.pop("name", "demo-pkg"), kw.pop("version", "1.2.3"), kw.pop("tag", "py3-none-any"), paths, **kw)
+    wheel_writer.write_wheel(
+        out, kw.pop("name", "demo-pkg"), kw.pop("version", "1.2.3"), kw.pop("tag", "py3-none-any"), paths, **kw
+    )
     return out
 
 

@@ -22,17 +22,18 @@ __all__ = ["Buffer", "Parameter", "functional", "init", "modules", "utils", *mod
 
 
 def __getattr__(name: str):
-    # `oneflow.nn.parallel` without importing it first, as in torch; imported on first use so
-    # that `import oneflow` neither needs nor loads the oneflow-distributed package.
-    if name != "parallel":
-        raise AttributeError(f"module 'oneflow.nn' has no attribute '{name}'")
-    import importlib
-    import importlib.util
+    # `oneflow.nn.parallel` without importing it first, as in torch: a plugin (the
+    # oneflow-distributed package) declares it (see oneflow._plugin), and it is imported on first
+    # use so that `import oneflow` neither needs nor loads the plugin.
+    from oneflow import _plugin
 
-    if importlib.util.find_spec("oneflow.nn.parallel") is None:
+    value = _plugin.plugin_attribute(__name__, name, None)
+    if value is not None:
+        return value
+    if name == "parallel":
         raise ImportError(
             "oneflow.nn.parallel (DistributedDataParallel) is provided by the oneflow-distributed "
             "package, which is not installed. Install the oneflow-distributed wheel (pip install "
             "oneflow-distributed)."
         )
-    return importlib.import_module("oneflow.nn.parallel")
+    raise AttributeError(f"module 'oneflow.nn' has no attribute '{name}'")

@@ -22,6 +22,7 @@ The NCCL backend needs a ``--config=cuda`` build and a GPU.
 
 try:
     from oneflow._plugin import check_oneflow_requirement as _check
+    from oneflow._plugin import register_hook as _register_hook
 except ImportError as e:  # no oneflow, or one older than the plugin mechanism
     raise ImportError(f"oneflow-distributed needs the oneflow package; install a oneflow wheel first ({e})") from e
 
@@ -78,6 +79,17 @@ from oneflow.distributed._process_group import (  # noqa: E402
     is_nccl_available,
     new_group,
 )
+
+
+def _world():
+    """(world size, rank) of the initialized default process group, or None: the core's
+    ``process_group_world`` hook (DistributedSampler's defaults)."""
+    if is_available() and is_initialized():
+        return get_world_size(), get_rank()
+    return None
+
+
+_register_hook("process_group_world", _world)
 
 __all__ = [
     "Backend",

@@ -295,7 +295,8 @@ def init_process_group(
         except BaseException:
             del server
             raise
-        group = ProcessGroup(impl, range(world_size), "world", seconds, nccl, Backend.NCCL if use_nccl else Backend.GLOO)
+        backend = Backend.NCCL if use_nccl else Backend.GLOO
+        group = ProcessGroup(impl, range(world_size), "world", seconds, nccl, backend)
         _world = _World(server, client, group, rank, world_size, local_rank, hostname, seconds)
 
 

@@ -465,7 +465,10 @@ class GlobalTensor(oneflow.Tensor):
         if not shape:
             raise IndexError(f"size(): dimension specified as {dim} but tensor has no dimensions")
         if not -len(shape) <= dim < len(shape):
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-len(shape)}, {len(shape) - 1}], but got {dim})")
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-len(shape)}, {len(shape) - 1}], "
+                f"but got {dim})"
+            )
         return shape[dim]
 
     @property
@@ -752,9 +755,15 @@ def module_to_global(module, placement=None, sbp=None):
 
 
 def _install() -> None:
+    import sys
+
+    from oneflow import _plugin
     from oneflow.distributed import dispatch
 
     _C._set_global_dispatch(GlobalTensor, dispatch.handle)
+    # placement=/sbp= arguments, Tensor.to_global, Module.to_global, nn.Parameter(global tensor)
+    # and oneflow.autograd reach this module through the core's hook.
+    _plugin.register_hook("global_tensor", sys.modules[__name__])
 
 
 _install()

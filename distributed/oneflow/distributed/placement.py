@@ -74,7 +74,9 @@ class placement:
         if type is None:
             type = device_type
         if not isinstance(type, str):
-            raise TypeError(f"oneflow.placement: type must be a str ('cpu' or 'cuda'), not {builtins.type(type).__name__}")
+            raise TypeError(
+                f"oneflow.placement: type must be a str ('cpu' or 'cuda'), not {builtins.type(type).__name__}"
+            )
         if type not in _DEVICE_TYPES:
             raise ValueError(f"oneflow.placement: type must be 'cpu' or 'cuda', got {type!r}")
         if ranks is None:

@@ -34,8 +34,10 @@ def test_not_initialized_errors_name_the_function():
     assert not dist.is_initialized()
     for call, name in ((dist.get_rank, "get_rank"), (dist.get_world_size, "get_world_size"),
                        (dist.barrier, "barrier"), (lambda: dist.all_reduce(flow.ones(2)), "all_reduce"),
-                       (lambda: dist.new_group([0]), "new_group"), (dist.destroy_process_group, "destroy_process_group")):
-        with pytest.raises(RuntimeError, match=f"{name}: the default process group is not initialized.*init_process_group"):
+                       (lambda: dist.new_group([0]), "new_group"),
+                       (dist.destroy_process_group, "destroy_process_group")):
+        with pytest.raises(RuntimeError,
+                           match=f"{name}: the default process group is not initialized.*init_process_group"):
             call()
 
 

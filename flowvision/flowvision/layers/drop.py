@@ -8,7 +8,9 @@ from oneflow import nn
 __all__ = ["DropPath", "drop_path"]
 
 
-def drop_path(x: flow.Tensor, drop_prob: float = 0.0, training: bool = False, scale_by_keep: bool = True) -> flow.Tensor:
+def drop_path(
+    x: flow.Tensor, drop_prob: float = 0.0, training: bool = False, scale_by_keep: bool = True
+) -> flow.Tensor:
     """Zeroes each sample of ``x`` (its first dimension) with probability ``drop_prob``.
 
     Used on the residual branch of a block, this drops the whole block for that sample

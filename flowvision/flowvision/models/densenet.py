@@ -21,7 +21,9 @@ from oneflow import nn
 
 # torchvision's published DenseNet checkpoints predate its current layer names: they say
 # "denselayer1.norm.1.weight" where the module has "denselayer1.norm1.weight".
-_LEGACY_KEY = re.compile(r"^(.*denselayer\d+\.(?:norm|relu|conv))\.((?:[12])\.(?:weight|bias|running_mean|running_var))$")
+_LEGACY_KEY = re.compile(
+    r"^(.*denselayer\d+\.(?:norm|relu|conv))\.((?:[12])\.(?:weight|bias|running_mean|running_var))$"
+)
 
 __all__ = ["DenseNet", "densenet121", "densenet161", "densenet169", "densenet201"]
 

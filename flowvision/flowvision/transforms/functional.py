@@ -230,7 +230,9 @@ def to_pil_image(pic, mode: str | None = None):
     else:
         permitted = _MODES_BY_CHANNELS[channels]
         if mode is not None and mode not in permitted:
-            raise ValueError(f"ToPILImage: mode {mode!r} does not fit {channels} channels (expected one of {permitted})")
+            raise ValueError(
+                f"ToPILImage: mode {mode!r} does not fit {channels} channels (expected one of {permitted})"
+            )
         if mode is None and arr.dtype == np.uint8:
             mode = permitted[0]
     if mode is None:

@@ -386,7 +386,8 @@ class RandomResizedCrop(flow.nn.Module):
     """Crops a random area (fraction ``scale`` of the image, aspect ratio in ``ratio``, drawn
     log-uniformly) and resizes it to ``size``."""
 
-    def __init__(self, size, scale: tuple[float, float] = (0.08, 1.0), ratio: tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0),
+    def __init__(self, size, scale: tuple[float, float] = (0.08, 1.0),
+                 ratio: tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0),
                  interpolation=InterpolationMode.BILINEAR, antialias: bool | None = True) -> None:
         super().__init__()
         self.size = _setup_size(size, "RandomResizedCrop")

@@ -324,7 +324,8 @@ class ModuleDict(Module):
                 )
             if len(pair) != 2:
                 raise ValueError(
-                    "ModuleDict update sequence element #" + str(j) + " has length " + str(len(pair)) + "; 2 is required"
+                    "ModuleDict update sequence element #" + str(j) + " has length " + str(len(pair))
+                    + "; 2 is required"
                 )
             self[pair[0]] = pair[1]
 

@@ -350,7 +350,9 @@ class Module:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         self._check_name("buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, oneflow.Tensor):
-            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (oneflow Tensor or None required)")
+            raise TypeError(
+                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (oneflow Tensor or None required)"
+            )
         if isinstance(tensor, Buffer):
             persistent = getattr(tensor, "persistent", persistent)
         self._buffers[name] = tensor

@@ -8,7 +8,7 @@
 
 from oneflow.utils.data._utils.collate import default_collate, default_convert
 from oneflow.utils.data._utils.worker import WorkerInfo, get_worker_info
-from oneflow.utils.data.dataloader import DataLoader, _DatasetKind
+from oneflow.utils.data.dataloader import DataLoader, _DatasetKind  # noqa: F401 (torch.utils.data has it too)
 from oneflow.utils.data.dataset import (
     ChainDataset,
     ConcatDataset,

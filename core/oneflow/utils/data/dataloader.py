@@ -622,5 +622,5 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def __del__(self) -> None:
         try:
             self._shutdown_workers()
-        except Exception:  # noqa: S110 - late in interpreter shutdown modules may be gone
+        except Exception:
             pass

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import TypeVar
 
 import oneflow
+from oneflow import _plugin
 from oneflow.utils.data.dataset import Dataset
 from oneflow.utils.data.sampler import Sampler
 
@@ -17,17 +18,12 @@ __all__ = ["DistributedSampler"]
 
 
 def _world() -> tuple[int, int] | None:
-    """(world size, rank) of an initialized ``oneflow.distributed`` process group, if any."""
-    try:
-        import oneflow.distributed as dist
-    except ImportError:
-        return None
-    try:
-        if dist.is_available() and dist.is_initialized():
-            return dist.get_world_size(), dist.get_rank()
-    except AttributeError:
-        return None
-    return None
+    """(world size, rank) of an initialized ``oneflow.distributed`` process group, if any.
+
+    The package that implements process groups registers the ``process_group_world`` hook when
+    imported; before that no process group can exist."""
+    world = _plugin.hook("process_group_world")
+    return None if world is None else world()
 
 
 def _from_env(name: str) -> int | None:
