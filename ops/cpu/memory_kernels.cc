@@ -117,6 +117,13 @@ void CopyTyped(const TensorImpl& src, TensorImpl& dst) {
              [&](int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
                const From* ps = s + oa;
                To* pd = d + ob;
+               if (sa == 0 && sb == 1) {
+                 // A broadcast row (an expanded gradient made contiguous) is a fill.
+                 const To v = Convert<To>(*ps);
+                 ParallelFor(n, 1 << 18,
+                             [&](int64_t b, int64_t e) { std::fill(pd + b, pd + e, v); });
+                 return;
+               }
                if constexpr (std::is_same_v<From, To>) {
                  if (sa == 1 && sb == 1) {
                    // Large dense copies (clone, contiguous) use every thread.
