@@ -13,11 +13,10 @@
 // AVX2, baseline SSE2) and the widest the CPU has is picked once at load time.
 // GCC lowers vector comparisons in the context of the function that contains
 // them, so every function touching the vectors must itself be compiled for the
-// target: this file includes itself (OF_ACTIVATION_ISA set) under
-// `#pragma GCC target` once per instruction set, each copy in its own
-// namespace.
+// target: this file includes itself once per instruction set through
+// isa_regions.inc, each copy in its own namespace.
 
-#ifndef OF_ACTIVATION_ISA
+#ifndef OF_ISA
 
 #include <algorithm>
 #include <cmath>
@@ -25,10 +24,6 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/isa.h"
@@ -77,55 +72,13 @@ struct Params {
 
 // ---- the per-instruction-set copies -----------------------------------------
 
-#if defined(__x86_64__)
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")
-#define OF_ACTIVATION_ISA avx512
-#define OF_ACTIVATION_VEC VF16
-#include "ops/cpu/activation_kernels.cc"  // NOLINT(build/include)
-#undef OF_ACTIVATION_ISA
-#undef OF_ACTIVATION_VEC
-#pragma GCC pop_options
-
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#define OF_ACTIVATION_ISA avx2
-#define OF_ACTIVATION_VEC VF8
-#include "ops/cpu/activation_kernels.cc"  // NOLINT(build/include)
-#undef OF_ACTIVATION_ISA
-#undef OF_ACTIVATION_VEC
-#pragma GCC pop_options
-#endif
-
-#define OF_ACTIVATION_ISA baseline
-#define OF_ACTIVATION_VEC VF4
-#define OF_ACTIVATION_WITH_DOUBLE
-#include "ops/cpu/activation_kernels.cc"  // NOLINT(build/include)
-#undef OF_ACTIVATION_ISA
-#undef OF_ACTIVATION_VEC
-#undef OF_ACTIVATION_WITH_DOUBLE
+#define OF_ISA_FILE "ops/cpu/activation_kernels.cc"
+#include "ops/cpu/isa_regions.inc"  // NOLINT(build/include)
+#undef OF_ISA_FILE
 
 namespace oneflow {
 namespace cpu {
 namespace {
-
-const Isa kIsa = DetectIsa("ONEFLOW_VEC_ISA");
-
-// Which copy runs a float loop.
-#if defined(__x86_64__)
-#define OF_ISA_SWITCH(call) \
-  switch (kIsa) {           \
-    case Isa::kAvx512:      \
-      return avx512::call;  \
-    case Isa::kAvx2:        \
-      return avx2::call;    \
-    case Isa::kBaseline:    \
-      break;                \
-  }                         \
-  return baseline::call;
-#else
-#define OF_ISA_SWITCH(call) return baseline::call;
-#endif
 
 // out = f(a) (kFwd) or f(a = grad, b = x) over n floats.
 void MapFloat(Kind kind, Mode mode, const Params& p, int64_t n, float* out, const float* a,
@@ -430,14 +383,14 @@ OF_KERNEL("glu", kCPU, kFloatingDTypes, &GluKernel);
 }  // namespace cpu
 }  // namespace oneflow
 
-#else  // OF_ACTIVATION_ISA: one instruction set's formulas and loops ------------------------
+#else  // OF_ISA: one instruction set's formulas and loops ------------------------
 
 namespace oneflow {
 namespace cpu {
 namespace {
-namespace OF_ACTIVATION_ISA {
+namespace OF_ISA {
 
-using V = OF_ACTIVATION_VEC;
+using V = OF_ISA_VEC;
 
 // Formulas run on A = double (scalars) or V.
 template <class A>
@@ -455,10 +408,8 @@ OF_INLINE A K(double c) {
 
 // ---- float vector math ------------------------------------------------------
 //
-// VExp (vec_exp.inc) and VExpm1, VLog1p, VTanh, VAbs, VSigmoid and the loop
-// MapV (vec_math.inc), shared with elementwise_kernels.cc.
+// VExp, VExpm1, VLog1p, VTanh, VAbs, VSigmoid and the loop MapV: vec_math.inc.
 
-#include "ops/cpu/vec_exp.inc"   // NOLINT(build/include)
 #include "ops/cpu/vec_math.inc"  // NOLINT(build/include)
 
 // ---- the normal CDF (gelu) --------------------------------------------------
@@ -492,22 +443,6 @@ OF_INLINE V VSquareLo(const V& a, const V& h) {
   using I = typename IntVecOf<V>::type;
   V hi = (V)((I)a & (int32_t)0xfffff000);
   return (hi * hi - h) + (a - hi) * (a + hi);
-}
-
-// p 2^n for integer-valued n in [-200, 0] (the result may be subnormal).
-template <class V>
-OF_INLINE V VScaleByPow2(const V& p, const V& n) {
-#if defined(__x86_64__)
-  if constexpr (sizeof(V) == 64) {
-    // (the all-lanes masked form: the plain one reads an undefined vector that GCC warns about)
-    return (V)_mm512_maskz_scalef_ps(0xffff, (__m512)p, (__m512)n);
-  }
-#endif
-  // Two normal factors 2^(n/2) and 2^(n - n/2).
-  using I = typename IntVecOf<V>::type;
-  I ni = __builtin_convertvector(n, I);
-  I half = ni >> 1;
-  return p * (V)((half + 127) << 23) * (V)((ni - half + 127) << 23);
 }
 
 // Phi(x), and the density exp(-x^2 / 2) / sqrt(2 pi) in *pdf unless pdf is
@@ -549,6 +484,8 @@ OF_INLINE V VNormCdf(const V& x, V* pdf) {
 }
 
 // ---- the math the formulas call, for both value types -----------------------
+//
+// (Exp<A> is vec_math.inc's.)
 
 #define OF_MATH(name, vexpr, dexpr) \
   template <class A>                \
@@ -559,7 +496,6 @@ OF_INLINE V VNormCdf(const V& x, V* pdf) {
       return dexpr;                 \
     }                               \
   }
-OF_MATH(Exp, VExp(x), std::exp(x))
 OF_MATH(Expm1, VExpm1(x), std::expm1(x))
 OF_MATH(Log1p, VLog1p(x), std::log1p(x))
 OF_MATH(Tanh, VTanh(x), std::tanh(x))
@@ -961,7 +897,7 @@ void MapPrelu(int64_t n, float* out, const float* x, const float* w) {
           w);
 }
 
-#ifdef OF_ACTIVATION_WITH_DOUBLE
+#ifdef OF_ISA_BASELINE
 // The same formulas on doubles (scalars, libm).
 void MapDouble(Kind kind, Mode mode, const Params& p, int64_t n, double* out, const double* a,
                const double* b) {
@@ -983,9 +919,9 @@ void MapDouble(Kind kind, Mode mode, const Params& p, int64_t n, double* out, co
 }
 #endif
 
-}  // namespace OF_ACTIVATION_ISA
+}  // namespace OF_ISA
 }  // namespace
 }  // namespace cpu
 }  // namespace oneflow
 
-#endif  // OF_ACTIVATION_ISA
+#endif  // OF_ISA

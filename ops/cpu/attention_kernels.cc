@@ -31,6 +31,7 @@
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
+#include "ops/cpu/vec_types.h"
 #include "ops/defs/common.h"
 
 namespace oneflow {
@@ -41,49 +42,8 @@ constexpr DeviceType kCPU = DeviceType::kCPU;
 constexpr int64_t kBlockQ = 128;
 constexpr int64_t kBlockK = 512;
 
-#define OF_INLINE __attribute__((always_inline)) inline
-#define OF_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")))
-#define OF_TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
-
-Isa CpuIsa() {
-  static const Isa isa = DetectIsa("ONEFLOW_KERNEL_ISA");
-  return isa;
-}
-
-// exp for float in a form `omp simd` loops vectorize: 2^k * exp(r) with
-// k = round(x / ln 2), |r| <= ln2 / 2, exp(r) by its degree-7 Taylor
-// polynomial; 0 below -87.5 (so exp(-inf) is 0), NaN stays NaN.
-OF_INLINE float ExpF(float x) {
-  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
-  const float xc = std::min(std::max(x, -87.5f), 88.3f);
-  const float t = xc * 1.44269504088896341f + kRound;
-  const float k = t - kRound;
-  const float r = (xc - k * 0.693359375f) + k * 2.12194440e-4f;
-  float p = 1.0f / 5040;
-  p = p * r + 1.0f / 720;
-  p = p * r + 1.0f / 120;
-  p = p * r + 1.0f / 24;
-  p = p * r + 1.0f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  int32_t ti, kr;
-  std::memcpy(&ti, &t, sizeof(ti));
-  std::memcpy(&kr, &kRound, sizeof(kr));
-  const int32_t bits = (ti - kr + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return x < -87.5f ? 0.0f : p * scale;
-}
-
-template <typename C>
-OF_INLINE C Exp(C x) {
-  if constexpr (std::is_same_v<C, float>) {
-    return ExpF(x);
-  } else {
-    return std::exp(x);
-  }
-}
+// Exp<C>: VExp for float (vectorized in `omp simd` loops), std::exp for double.
+#include "ops/cpu/vec_math.inc"  // NOLINT(build/include)
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
@@ -330,53 +290,14 @@ OF_INLINE void BackwardImpl(const Attn<C>& a, const AttnGrad<C>& d, int64_t b0, 
   }
 }
 
-template <typename C>
-OF_TARGET_AVX512 void ForwardAvx512(const Attn<C>& a, C* out, C* lse, int64_t u0, int64_t u1) {
-  ForwardImpl(a, out, lse, u0, u1);
-}
-template <typename C>
-OF_TARGET_AVX2 void ForwardAvx2(const Attn<C>& a, C* out, C* lse, int64_t u0, int64_t u1) {
-  ForwardImpl(a, out, lse, u0, u1);
-}
-template <typename C>
-void ForwardBase(const Attn<C>& a, C* out, C* lse, int64_t u0, int64_t u1) {
-  ForwardImpl(a, out, lse, u0, u1);
-}
+// The forward and backward units, run with the instruction set KernelIsa() picked.
 template <typename C>
 void Forward(const Attn<C>& a, C* out, C* lse, int64_t u0, int64_t u1) {
-  switch (CpuIsa()) {
-    case Isa::kAvx512:
-      return ForwardAvx512(a, out, lse, u0, u1);
-    case Isa::kAvx2:
-      return ForwardAvx2(a, out, lse, u0, u1);
-    default:
-      return ForwardBase(a, out, lse, u0, u1);
-  }
-}
-
-template <typename C>
-OF_TARGET_AVX512 void BackwardAvx512(const Attn<C>& a, const AttnGrad<C>& d, int64_t b0,
-                                     int64_t b1) {
-  BackwardImpl(a, d, b0, b1);
-}
-template <typename C>
-OF_TARGET_AVX2 void BackwardAvx2(const Attn<C>& a, const AttnGrad<C>& d, int64_t b0, int64_t b1) {
-  BackwardImpl(a, d, b0, b1);
-}
-template <typename C>
-void BackwardBase(const Attn<C>& a, const AttnGrad<C>& d, int64_t b0, int64_t b1) {
-  BackwardImpl(a, d, b0, b1);
+  RunForKernelIsa([&]() OF_INLINE_LAMBDA { ForwardImpl(a, out, lse, u0, u1); });
 }
 template <typename C>
 void Backward(const Attn<C>& a, const AttnGrad<C>& d, int64_t b0, int64_t b1) {
-  switch (CpuIsa()) {
-    case Isa::kAvx512:
-      return BackwardAvx512(a, d, b0, b1);
-    case Isa::kAvx2:
-      return BackwardAvx2(a, d, b0, b1);
-    default:
-      return BackwardBase(a, d, b0, b1);
-  }
+  RunForKernelIsa([&]() OF_INLINE_LAMBDA { BackwardImpl(a, d, b0, b1); });
 }
 
 // ---- operands --------------------------------------------------------------------

@@ -2,13 +2,11 @@
 //
 // Most ops are scalar expressions run by the loops of loops.h. The float32
 // transcendentals (exp, expm1, log, log1p, tanh, sigmoid, sqrt, rsqrt) run
-// instead on GCC float vectors with the formulas of vec_exp.inc and
-// vec_math.inc (shared with activation_kernels.cc); other dtypes use libm.
-// As in activation_kernels.cc, the vector loops are compiled once per
-// instruction set by including this file into itself (OF_ELEMENTWISE_ISA set)
-// under `#pragma GCC target`, and the widest the CPU has is picked at load time.
+// instead on GCC float vectors with the formulas of vec_math.inc; other dtypes
+// use libm. The vector loops are compiled once per instruction set
+// (isa_regions.inc), and the one for KernelIsa() runs.
 
-#ifndef OF_ELEMENTWISE_ISA
+#ifndef OF_ISA
 
 #include <algorithm>
 #include <cmath>
@@ -17,10 +15,6 @@
 #include <limits>
 #include <utility>
 #include <vector>
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include "core/runtime/tensor_ops.h"
 #include "ops/cpu/isa.h"
@@ -46,31 +40,9 @@ enum class VecUnary { kExp, kExpm1, kLog, kLog1p, kTanh, kSigmoid, kSqrt, kRsqrt
 
 // ---- the per-instruction-set copies of the vector loops ---------------------
 
-#if defined(__x86_64__)
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")
-#define OF_ELEMENTWISE_ISA avx512
-#define OF_ELEMENTWISE_VEC VF16
-#include "ops/cpu/elementwise_kernels.cc"  // NOLINT(build/include)
-#undef OF_ELEMENTWISE_ISA
-#undef OF_ELEMENTWISE_VEC
-#pragma GCC pop_options
-
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#define OF_ELEMENTWISE_ISA avx2
-#define OF_ELEMENTWISE_VEC VF8
-#include "ops/cpu/elementwise_kernels.cc"  // NOLINT(build/include)
-#undef OF_ELEMENTWISE_ISA
-#undef OF_ELEMENTWISE_VEC
-#pragma GCC pop_options
-#endif
-
-#define OF_ELEMENTWISE_ISA baseline
-#define OF_ELEMENTWISE_VEC VF4
-#include "ops/cpu/elementwise_kernels.cc"  // NOLINT(build/include)
-#undef OF_ELEMENTWISE_ISA
-#undef OF_ELEMENTWISE_VEC
+#define OF_ISA_FILE "ops/cpu/elementwise_kernels.cc"
+#include "ops/cpu/isa_regions.inc"  // NOLINT(build/include)
+#undef OF_ISA_FILE
 
 namespace oneflow {
 namespace cpu {
@@ -78,21 +50,9 @@ namespace {
 
 constexpr DeviceType kCPU = DeviceType::kCPU;
 
-const Isa kIsa = DetectIsa("ONEFLOW_VEC_ISA");
-
 // out = f(in) over n floats with the copy for the picked instruction set.
 void MapVecUnary(VecUnary op, int64_t n, float* out, const float* in) {
-#if defined(__x86_64__)
-  switch (kIsa) {
-    case Isa::kAvx512:
-      return avx512::MapVecUnary(op, n, out, in);
-    case Isa::kAvx2:
-      return avx2::MapVecUnary(op, n, out, in);
-    case Isa::kBaseline:
-      break;
-  }
-#endif
-  baseline::MapVecUnary(op, n, out, in);
+  OF_ISA_SWITCH(MapVecUnary(op, n, out, in));
 }
 
 // Whether t's elements fill numel() consecutive places from data() (its
@@ -579,16 +539,15 @@ OF_KERNEL("where", DeviceType::kCPU, kAllDTypes, &WhereKernel);
 }  // namespace cpu
 }  // namespace oneflow
 
-#else  // OF_ELEMENTWISE_ISA: one instruction set's vector loops ------------------------------
+#else  // OF_ISA: one instruction set's vector loops ------------------------------
 
 namespace oneflow {
 namespace cpu {
 namespace {
-namespace OF_ELEMENTWISE_ISA {
+namespace OF_ISA {
 
-using V = OF_ELEMENTWISE_VEC;
+using V = OF_ISA_VEC;
 
-#include "ops/cpu/vec_exp.inc"   // NOLINT(build/include)
 #include "ops/cpu/vec_math.inc"  // NOLINT(build/include)
 
 void MapVecUnary(VecUnary op, int64_t n, float* out, const float* in) {
@@ -612,9 +571,9 @@ void MapVecUnary(VecUnary op, int64_t n, float* out, const float* in) {
   }
 }
 
-}  // namespace OF_ELEMENTWISE_ISA
+}  // namespace OF_ISA
 }  // namespace
 }  // namespace cpu
 }  // namespace oneflow
 
-#endif  // OF_ELEMENTWISE_ISA
+#endif  // OF_ISA

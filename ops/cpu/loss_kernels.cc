@@ -12,12 +12,11 @@
 // add per-row results in a fixed order, so results do not depend on the
 // number of threads.
 //
-// As in activation_kernels.cc, the vector loops are compiled once per
-// instruction set by including this file into itself (OF_LOSS_ISA set) under
-// `#pragma GCC target`: GCC lowers vector comparisons for the target of the
-// function that contains them.
+// The vector loops are compiled once per instruction set (isa_regions.inc):
+// GCC lowers vector comparisons for the target of the function that contains
+// them.
 
-#ifndef OF_LOSS_ISA
+#ifndef OF_ISA
 
 #include <algorithm>
 #include <atomic>
@@ -56,31 +55,9 @@ enum class Pointwise { kMse, kL1, kSmoothL1, kHuber };
 
 // ---- the per-instruction-set copies of the vector loops ---------------------
 
-#if defined(__x86_64__)
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")
-#define OF_LOSS_ISA avx512
-#define OF_LOSS_VEC VF16
-#include "ops/cpu/loss_kernels.cc"  // NOLINT(build/include)
-#undef OF_LOSS_ISA
-#undef OF_LOSS_VEC
-#pragma GCC pop_options
-
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#define OF_LOSS_ISA avx2
-#define OF_LOSS_VEC VF8
-#include "ops/cpu/loss_kernels.cc"  // NOLINT(build/include)
-#undef OF_LOSS_ISA
-#undef OF_LOSS_VEC
-#pragma GCC pop_options
-#endif
-
-#define OF_LOSS_ISA baseline
-#define OF_LOSS_VEC VF4
-#include "ops/cpu/loss_kernels.cc"  // NOLINT(build/include)
-#undef OF_LOSS_ISA
-#undef OF_LOSS_VEC
+#define OF_ISA_FILE "ops/cpu/loss_kernels.cc"
+#include "ops/cpu/isa_regions.inc"  // NOLINT(build/include)
+#undef OF_ISA_FILE
 
 namespace oneflow {
 namespace cpu {
@@ -88,23 +65,6 @@ namespace {
 
 constexpr DeviceType kCPU = DeviceType::kCPU;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-const Isa kIsa = DetectIsa("ONEFLOW_VEC_ISA");
-
-#if defined(__x86_64__)
-#define OF_ISA_SWITCH(call) \
-  switch (kIsa) {           \
-    case Isa::kAvx512:      \
-      return avx512::call;  \
-    case Isa::kAvx2:        \
-      return avx2::call;    \
-    case Isa::kBaseline:    \
-      break;                \
-  }                         \
-  return baseline::call;
-#else
-#define OF_ISA_SWITCH(call) return baseline::call;
-#endif
 
 RowStats RowStatsF(const float* x, int64_t n, const float* w, bool weighted_sum) {
   OF_ISA_SWITCH(RowStatsOf(x, n, w, weighted_sum));
@@ -737,36 +697,16 @@ OF_KERNEL("_ctc_loss_backward", kCPU, kFloatingDTypes, &CtcLossBackwardKernel);
 }  // namespace cpu
 }  // namespace oneflow
 
-#else  // OF_LOSS_ISA: one instruction set's row passes -------------------------------------
+#else  // OF_ISA: one instruction set's row passes -------------------------------------
 
 namespace oneflow {
 namespace cpu {
 namespace {
-namespace OF_LOSS_ISA {
+namespace OF_ISA {
 
-using V = OF_LOSS_VEC;
+using V = OF_ISA_VEC;
 
-template <class V>
-OF_INLINE V Splat(float c) {
-  return V{} + c;
-}
-
-#include "ops/cpu/vec_exp.inc"  // NOLINT(build/include): VExp
-
-// The first m floats of p, the other lanes `pad`.
-template <class V>
-OF_INLINE V LoadPad(const float* p, int64_t m, float pad) {
-  V v = Splat<V>(pad);
-  std::memcpy(&v, p, m * sizeof(float));
-  return v;
-}
-
-template <class V>
-OF_INLINE float SumLanes(const V& v) {
-  float s = 0;
-  for (size_t k = 0; k < sizeof(V) / sizeof(float); ++k) s += v[k];
-  return s;
-}
+#include "ops/cpu/vec_math.inc"  // NOLINT(build/include): VExp, VAbs, MapV, LoadTail
 
 RowStats RowStatsOf(const float* x, int64_t n, const float* w, bool weighted_sum) {
   constexpr int64_t kW = sizeof(V) / sizeof(float);
@@ -788,11 +728,11 @@ RowStats RowStatsOf(const float* x, int64_t n, const float* w, bool weighted_sum
     }
   }
   if (rest) {
-    V v = LoadPad<V>(x + full, rest, -INFINITY);
+    V v = LoadTail<V>(x + full, rest, -INFINITY);
     m = ((v > m) | (v != v)) ? v : m;
     if (weighted_sum) {
-      V v0 = LoadPad<V>(x + full, rest, 0);
-      dot += w ? v0 * LoadPad<V>(w + full, rest, 0) : v0;
+      V v0 = LoadTail<V>(x + full, rest, 0);
+      dot += w ? v0 * LoadTail<V>(w + full, rest, 0) : v0;
     }
   }
   float mx = -INFINITY;
@@ -810,7 +750,7 @@ RowStats RowStatsOf(const float* x, int64_t n, const float* w, bool weighted_sum
     std::memcpy(&v, x + i, sizeof(V));
     s += VExp(v - mv);
   }
-  if (rest) s += VExp(LoadPad<V>(x + full, rest, -INFINITY) - mv);
+  if (rest) s += VExp(LoadTail<V>(x + full, rest, -INFINITY) - mv);
   return {mx, SumLanes(s), SumLanes(dot)};
 }
 
@@ -827,51 +767,32 @@ void RowGradOf(const float* x, int64_t n, float lse, float a, float b, const flo
     std::memcpy(out + i, &r, sizeof(V));
   }
   if (i < n) {
-    V v = LoadPad<V>(x + i, n - i, 0);
-    V wv = w ? LoadPad<V>(w + i, n - i, 0) : Splat<V>(1);
+    V v = LoadTail<V>(x + i, n - i, 0);
+    V wv = w ? LoadTail<V>(w + i, n - i, 0) : Splat<V>(1);
     V r = VExp(v - lv) * av - bv * wv;
     std::memcpy(out + i, &r, (n - i) * sizeof(float));
   }
 }
 
-// out[i] = f(in[i]...) over n floats.
-template <class F, class... P>
-OF_INLINE void MapV(const F& f, int64_t n, float* out, const P*... in) {
-  constexpr int64_t kW = sizeof(V) / sizeof(float);
-  int64_t i = 0;
-  for (; i + kW <= n; i += kW) {
-    V r = f(LoadPad<V>(in + i, kW, 0)...);
-    std::memcpy(out + i, &r, sizeof(V));
-  }
-  if (i < n) {
-    V r = f(LoadPad<V>(in + i, n - i, 0)...);
-    std::memcpy(out + i, &r, (n - i) * sizeof(float));
-  }
-}
-
-OF_INLINE V Abs(const V& v) {
-  using I = typename IntVecOf<V>::type;
-  return (V)((I)v & 0x7fffffff);
-}
-
 void PointwiseOf(Pointwise kind, float p, int64_t n, float* out, const float* x, const float* t) {
   switch (kind) {
     case Pointwise::kMse:
-      return MapV([](const V& a, const V& b) OF_INLINE_LAMBDA { return (a - b) * (a - b); }, n, out,
-                  x, t);
+      return MapV<V>([](const V& a, const V& b) OF_INLINE_LAMBDA { return (a - b) * (a - b); }, n,
+                     out, x, t);
     case Pointwise::kL1:
-      return MapV([](const V& a, const V& b) OF_INLINE_LAMBDA { return Abs(a - b); }, n, out, x, t);
+      return MapV<V>([](const V& a, const V& b) OF_INLINE_LAMBDA { return VAbs(a - b); }, n, out, x,
+                     t);
     case Pointwise::kSmoothL1:
-      return MapV(
+      return MapV<V>(
           [p](const V& a, const V& b) OF_INLINE_LAMBDA {
-            V z = Abs(a - b);
+            V z = VAbs(a - b);
             return z < p ? 0.5f * z * z / p : z - 0.5f * p;
           },
           n, out, x, t);
     case Pointwise::kHuber:
-      return MapV(
+      return MapV<V>(
           [p](const V& a, const V& b) OF_INLINE_LAMBDA {
-            V z = Abs(a - b);
+            V z = VAbs(a - b);
             return z < p ? 0.5f * z * z : p * (z - 0.5f * p);
           },
           n, out, x, t);
@@ -882,11 +803,11 @@ void PointwiseBackwardOf(Pointwise kind, float p, int64_t n, float* out, const f
                          const float* x, const float* t) {
   switch (kind) {
     case Pointwise::kMse:
-      return MapV([](const V& gv, const V& a, const V& b)
-                      OF_INLINE_LAMBDA { return 2.f * (a - b) * gv; },
-                  n, out, g, x, t);
+      return MapV<V>([](const V& gv, const V& a, const V& b)
+                         OF_INLINE_LAMBDA { return 2.f * (a - b) * gv; },
+                     n, out, g, x, t);
     case Pointwise::kL1:
-      return MapV(
+      return MapV<V>(
           [](const V& gv, const V& a, const V& b) OF_INLINE_LAMBDA {
             V d = a - b;
             V sign = (d > 0.f ? Splat<V>(1) : Splat<V>(0)) - (d < 0.f ? Splat<V>(1) : Splat<V>(0));
@@ -894,14 +815,14 @@ void PointwiseBackwardOf(Pointwise kind, float p, int64_t n, float* out, const f
           },
           n, out, g, x, t);
     case Pointwise::kSmoothL1:
-      return MapV(
+      return MapV<V>(
           [p](const V& gv, const V& a, const V& b) OF_INLINE_LAMBDA {
             V d = a - b;
             return d <= -p ? -gv : (d >= p ? gv : d * gv / p);
           },
           n, out, g, x, t);
     case Pointwise::kHuber:
-      return MapV(
+      return MapV<V>(
           [p](const V& gv, const V& a, const V& b) OF_INLINE_LAMBDA {
             V d = a - b;
             return d <= -p ? -gv * p : (d >= p ? gv * p : d * gv);
@@ -910,9 +831,9 @@ void PointwiseBackwardOf(Pointwise kind, float p, int64_t n, float* out, const f
   }
 }
 
-}  // namespace OF_LOSS_ISA
+}  // namespace OF_ISA
 }  // namespace
 }  // namespace cpu
 }  // namespace oneflow
 
-#endif  // OF_LOSS_ISA
+#endif  // OF_ISA

@@ -54,8 +54,6 @@ namespace {
 
 constexpr DeviceType kCPU = DeviceType::kCPU;
 
-#define OF_ALWAYS_INLINE __attribute__((always_inline)) inline
-
 // One matrix product C = alpha * A @ B + beta * C: A is n x k, B is k x m, C is
 // n x m; element (i, j) of X is at X + i * Xrs + j * Xcs (strides in elements).
 template <typename T>
@@ -126,8 +124,8 @@ constexpr int64_t kMC = 96;
 constexpr int64_t kNC = 1024;
 
 template <typename A, int MR, int VB>
-OF_ALWAYS_INLINE void MicroKernel(int64_t kc, const A* __restrict a, const A* __restrict b,
-                                  A* __restrict tile) {
+OF_INLINE void MicroKernel(int64_t kc, const A* __restrict a, const A* __restrict b,
+                           A* __restrict tile) {
   constexpr int NR = VB / sizeof(A);
   typedef A V __attribute__((vector_size(VB)));
   V acc[MR];
@@ -145,7 +143,7 @@ OF_ALWAYS_INLINE void MicroKernel(int64_t kc, const A* __restrict a, const A* __
 // Few rows (a vector-matrix product, or a handful of them): no packing; B is
 // streamed once per row, along whichever of its dims is contiguous.
 template <typename T, int VB>
-OF_ALWAYS_INLINE void SkinnyGemm(const Gemm2D<T>& g, GemmAccT<T> alpha) {
+OF_INLINE void SkinnyGemm(const Gemm2D<T>& g, GemmAccT<T> alpha) {
   using A = GemmAccT<T>;
   constexpr int NR = VB / sizeof(A);
   typedef A V __attribute__((vector_size(VB)));
@@ -206,7 +204,7 @@ OF_ALWAYS_INLINE void SkinnyGemm(const Gemm2D<T>& g, GemmAccT<T> alpha) {
 }
 
 template <typename T, int MR, int VB>
-OF_ALWAYS_INLINE void BlockedGemm(const Gemm2D<T>& g, GemmAccT<T> alpha, GemmAccT<T> beta) {
+OF_INLINE void BlockedGemm(const Gemm2D<T>& g, GemmAccT<T> alpha, GemmAccT<T> beta) {
   using A = GemmAccT<T>;
   constexpr int NR = VB / sizeof(A);
   ScaleC(g, beta);
@@ -264,13 +262,11 @@ OF_ALWAYS_INLINE void BlockedGemm(const Gemm2D<T>& g, GemmAccT<T> alpha, GemmAcc
 // One build of the loop per instruction set; the vector width is the
 // register's, and MR registers of C stay live.
 template <typename T>
-__attribute__((target("avx512f,avx512dq"))) void GemmAvx512(const Gemm2D<T>& g, GemmAccT<T> alpha,
-                                                            GemmAccT<T> beta) {
+OF_TARGET_AVX512 void GemmAvx512(const Gemm2D<T>& g, GemmAccT<T> alpha, GemmAccT<T> beta) {
   BlockedGemm<T, 8, 64>(g, alpha, beta);
 }
 template <typename T>
-__attribute__((target("avx2,fma"))) void GemmAvx2(const Gemm2D<T>& g, GemmAccT<T> alpha,
-                                                  GemmAccT<T> beta) {
+OF_TARGET_AVX2 void GemmAvx2(const Gemm2D<T>& g, GemmAccT<T> alpha, GemmAccT<T> beta) {
   BlockedGemm<T, 8, 32>(g, alpha, beta);
 }
 template <typename T>
@@ -278,14 +274,9 @@ void GemmBaseline(const Gemm2D<T>& g, GemmAccT<T> alpha, GemmAccT<T> beta) {
   BlockedGemm<T, 6, 16>(g, alpha, beta);
 }
 
-Isa CpuIsa() {
-  static const Isa isa = DetectIsa("ONEFLOW_GEMM_ISA");
-  return isa;
-}
-
 template <typename T>
 void Gemm(const Gemm2D<T>& g, GemmAccT<T> alpha, GemmAccT<T> beta) {
-  switch (CpuIsa()) {
+  switch (KernelIsa()) {
     case Isa::kAvx512:
       return GemmAvx512(g, alpha, beta);
     case Isa::kAvx2:

@@ -87,37 +87,23 @@ inline To Convert(From v) {
 
 // float -> bfloat16 bits without branches (rounded to nearest even, NaN kept
 // quiet, as BFloat16's constructor), so the loop vectorizes; compiled for
-// AVX-512, AVX2 and baseline x86-64 (ONEFLOW_VEC_ISA caps the choice).
-#define OF_FLOAT_TO_BF16_LOOP                                                            \
-  for (int64_t i = 0; i < n; ++i) {                                                      \
-    const uint32_t x = s[i];                                                             \
-    const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;                     \
-    const uint32_t quiet_nan = (x >> 16) | 0x0040u;                                      \
-    d[i] = static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded); \
+// each instruction set (RunForKernelIsa, ONEFLOW_VEC_ISA caps the choice).
+OF_INLINE void FloatToBf16Loop(const uint32_t* __restrict s, uint16_t* __restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t x = s[i];
+    const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+    const uint32_t quiet_nan = (x >> 16) | 0x0040u;
+    d[i] = static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
   }
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) void FloatToBf16Avx512(
-    const uint32_t* __restrict s, uint16_t* __restrict d, int64_t n) {
-  OF_FLOAT_TO_BF16_LOOP
 }
-__attribute__((target("avx2"))) void FloatToBf16Avx2(const uint32_t* __restrict s,
-                                                     uint16_t* __restrict d, int64_t n) {
-  OF_FLOAT_TO_BF16_LOOP
-}
-void FloatToBf16Base(const uint32_t* __restrict s, uint16_t* __restrict d, int64_t n) {
-  OF_FLOAT_TO_BF16_LOOP
-}
-#undef OF_FLOAT_TO_BF16_LOOP
 
 // n dense elements converted (float -> bfloat16 vectorized, others per element).
 template <typename From, typename To>
 void ConvertDense(const From* s, To* d, int64_t n) {
   if constexpr (std::is_same_v<From, float> && std::is_same_v<To, BFloat16>) {
-    static const cpu::Isa isa = cpu::DetectIsa("ONEFLOW_VEC_ISA");
     const auto* u = reinterpret_cast<const uint32_t*>(s);
     auto* out = reinterpret_cast<uint16_t*>(d);
-    if (isa == cpu::Isa::kAvx512) return FloatToBf16Avx512(u, out, n);
-    if (isa == cpu::Isa::kAvx2) return FloatToBf16Avx2(u, out, n);
-    return FloatToBf16Base(u, out, n);
+    cpu::RunForKernelIsa([&]() OF_INLINE_LAMBDA { FloatToBf16Loop(u, out, n); });
   } else {
     for (int64_t i = 0; i < n; ++i) d[i] = Convert<To>(s[i]);
   }
@@ -131,6 +117,13 @@ void CopyTyped(const TensorImpl& src, TensorImpl& dst) {
              [&](int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
                const From* ps = s + oa;
                To* pd = d + ob;
+               if (sa == 0 && sb == 1) {
+                 // A broadcast row (an expanded gradient made contiguous) is a fill.
+                 const To v = Convert<To>(*ps);
+                 ParallelFor(n, 1 << 18,
+                             [&](int64_t b, int64_t e) { std::fill(pd + b, pd + e, v); });
+                 return;
+               }
                if constexpr (std::is_same_v<From, To>) {
                  if (sa == 1 && sb == 1) {
                    // Large dense copies (clone, contiguous) use every thread.

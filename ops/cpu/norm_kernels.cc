@@ -31,15 +31,6 @@ namespace {
 
 constexpr DeviceType kCPU = DeviceType::kCPU;
 
-#define OF_INLINE __attribute__((always_inline)) inline
-#define OF_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")))
-#define OF_TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
-
-Isa CpuIsa() {
-  static const Isa isa = DetectIsa("ONEFLOW_KERNEL_ISA");
-  return isa;
-}
-
 // Values of a small tensor (parameters, statistics) as a vector of A.
 template <typename A>
 std::vector<A> ToVector(const TensorImplPtr& t) {
@@ -293,34 +284,15 @@ OF_INLINE void RowNormBwdImpl(const RowNormBwd<T>& p, int64_t r0, int64_t r1) {
   }
 }
 
-// The row kernels for each instruction set, and the run-time choice.
-#define OF_ROW_KERNEL(Name, Impl, Params)                                          \
-  template <typename T>                                                            \
-  OF_TARGET_AVX512 void Name##Avx512(const Params<T>& p, int64_t r0, int64_t r1) { \
-    Impl(p, r0, r1);                                                               \
-  }                                                                                \
-  template <typename T>                                                            \
-  OF_TARGET_AVX2 void Name##Avx2(const Params<T>& p, int64_t r0, int64_t r1) {     \
-    Impl(p, r0, r1);                                                               \
-  }                                                                                \
-  template <typename T>                                                            \
-  void Name##Base(const Params<T>& p, int64_t r0, int64_t r1) {                    \
-    Impl(p, r0, r1);                                                               \
-  }                                                                                \
-  template <typename T>                                                            \
-  void Name(const Params<T>& p, int64_t r0, int64_t r1) {                          \
-    switch (CpuIsa()) {                                                            \
-      case Isa::kAvx512:                                                           \
-        return Name##Avx512(p, r0, r1);                                            \
-      case Isa::kAvx2:                                                             \
-        return Name##Avx2(p, r0, r1);                                              \
-      default:                                                                     \
-        return Name##Base(p, r0, r1);                                              \
-    }                                                                              \
-  }
-
-OF_ROW_KERNEL(RowNormFwdRows, RowNormFwdImpl, RowNormFwd)
-OF_ROW_KERNEL(RowNormBwdKernel, RowNormBwdImpl, RowNormBwd)
+// The row kernels, run with the instruction set KernelIsa() picked.
+template <typename T>
+void RowNormFwdRows(const RowNormFwd<T>& p, int64_t r0, int64_t r1) {
+  RunForKernelIsa([&]() OF_INLINE_LAMBDA { RowNormFwdImpl(p, r0, r1); });
+}
+template <typename T>
+void RowNormBwdKernel(const RowNormBwd<T>& p, int64_t r0, int64_t r1) {
+  RunForKernelIsa([&]() OF_INLINE_LAMBDA { RowNormBwdImpl(p, r0, r1); });
+}
 
 // Rows per ParallelFor chunk: enough elements that a thread is worth starting.
 int64_t RowGrain(int64_t n) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)); }

@@ -8,8 +8,8 @@
 // * g * g, sqrt(v) / sqrt(1 - beta2^t) + eps, p + (-lr / (1 - beta1^t)) * m / denom), so
 // the two agree to float rounding. 16-bit parameters are computed in float.
 //
-// The loops run with AVX-512 where the CPU has it (picked at load time;
-// ONEFLOW_VEC_ISA=avx2|baseline caps it). SGD's is compiled twice from one template;
+// The loops run with the instruction set KernelIsa() picks (ONEFLOW_VEC_ISA=avx2|baseline
+// caps it). SGD's is compiled once per set from one template (RunForKernelIsa);
 // Adam's needs sqrt and division in vectors, which the compiler keeps scalar without
 // -fno-math-errno, so float32/float64 have an intrinsics loop and a scalar loop for the
 // rest (16-bit types, tails).
@@ -34,8 +34,6 @@ constexpr DeviceType kCPU = DeviceType::kCPU;
 // Elements per thread chunk: one sweep is memory bound, so chunks only need to be large
 // enough to amortize the parallel region.
 constexpr int64_t kOptimGrain = 65536;
-
-const Isa kIsa = DetectIsa("ONEFLOW_VEC_ISA");
 
 // The checks every list of a call passes: same length as params (or empty where
 // allowed), and every tensor a dense CPU tensor with the parameter's dtype and size.
@@ -67,9 +65,8 @@ struct SgdScalars {
 // The loop with its options as template arguments, so that every variant is a
 // branch-free loop the compiler vectorizes (maximize is an exact multiply by -1).
 template <typename T, bool kWd, bool kMu, bool kFirst, bool kNesterov>
-inline __attribute__((always_inline)) void SgdLoop(const SgdScalars& s, T* __restrict p,
-                                                   const T* __restrict g, T* __restrict buf,
-                                                   int64_t b, int64_t e) {
+OF_INLINE void SgdLoop(const SgdScalars& s, T* __restrict p, const T* __restrict g,
+                       T* __restrict buf, int64_t b, int64_t e) {
   using A = AccT<T>;
   const A sign = s.maximize ? A(-1) : A(1), wd = static_cast<A>(s.weight_decay);
   const A mu = static_cast<A>(s.momentum), keep = static_cast<A>(1 - s.dampening);
@@ -89,24 +86,9 @@ inline __attribute__((always_inline)) void SgdLoop(const SgdScalars& s, T* __res
 }
 
 template <typename T, bool kWd, bool kMu, bool kFirst, bool kNesterov>
-void SgdBaseline(const SgdScalars& s, T* p, const T* g, T* buf, int64_t b, int64_t e) {
-  SgdLoop<T, kWd, kMu, kFirst, kNesterov>(s, p, g, buf, b, e);
-}
-
-#if defined(__x86_64__)
-#define OF_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq")))
-template <typename T, bool kWd, bool kMu, bool kFirst, bool kNesterov>
-OF_AVX512 void SgdAvx512(const SgdScalars& s, T* p, const T* g, T* buf, int64_t b, int64_t e) {
-  SgdLoop<T, kWd, kMu, kFirst, kNesterov>(s, p, g, buf, b, e);
-}
-#endif
-
-template <typename T, bool kWd, bool kMu, bool kFirst, bool kNesterov>
 void SgdPick(const SgdScalars& s, T* p, const T* g, T* buf, int64_t b, int64_t e) {
-#if defined(__x86_64__)
-  if (kIsa == Isa::kAvx512) return SgdAvx512<T, kWd, kMu, kFirst, kNesterov>(s, p, g, buf, b, e);
-#endif
-  SgdBaseline<T, kWd, kMu, kFirst, kNesterov>(s, p, g, buf, b, e);
+  RunForKernelIsa(
+      [&]() OF_INLINE_LAMBDA { SgdLoop<T, kWd, kMu, kFirst, kNesterov>(s, p, g, buf, b, e); });
 }
 
 // The variant for the call's options (momentum off makes first/nesterov irrelevant).
@@ -218,17 +200,17 @@ struct Vf32 {
   using T = float;
   using V = __m512;
   static constexpr int kN = 16;
-  OF_AVX512 static V Load(const T* p) { return _mm512_loadu_ps(p); }
-  OF_AVX512 static void Store(T* p, V x) { _mm512_storeu_ps(p, x); }
-  OF_AVX512 static V Set(T x) { return _mm512_set1_ps(x); }
-  OF_AVX512 static V Add(V a, V b) { return _mm512_add_ps(a, b); }
-  OF_AVX512 static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
-  OF_AVX512 static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
-  OF_AVX512 static V Div(V a, V b) { return _mm512_div_ps(a, b); }
-  OF_AVX512 static V Sqrt(V a) { return _mm512_sqrt_ps(a); }
-  OF_AVX512 static V Neg(V a) { return _mm512_xor_ps(a, _mm512_set1_ps(-0.0f)); }
+  OF_TARGET_AVX512 static V Load(const T* p) { return _mm512_loadu_ps(p); }
+  OF_TARGET_AVX512 static void Store(T* p, V x) { _mm512_storeu_ps(p, x); }
+  OF_TARGET_AVX512 static V Set(T x) { return _mm512_set1_ps(x); }
+  OF_TARGET_AVX512 static V Add(V a, V b) { return _mm512_add_ps(a, b); }
+  OF_TARGET_AVX512 static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  OF_TARGET_AVX512 static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  OF_TARGET_AVX512 static V Div(V a, V b) { return _mm512_div_ps(a, b); }
+  OF_TARGET_AVX512 static V Sqrt(V a) { return _mm512_sqrt_ps(a); }
+  OF_TARGET_AVX512 static V Neg(V a) { return _mm512_xor_ps(a, _mm512_set1_ps(-0.0f)); }
   // max(a, b) that keeps a NaN from either side (maxps returns b when either is NaN).
-  OF_AVX512 static V MaxNan(V a, V b) {
+  OF_TARGET_AVX512 static V MaxNan(V a, V b) {
     V r = _mm512_max_ps(a, b);
     __mmask16 a_nan = _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q);
     return _mm512_mask_mov_ps(r, a_nan, a);
@@ -239,16 +221,16 @@ struct Vf64 {
   using T = double;
   using V = __m512d;
   static constexpr int kN = 8;
-  OF_AVX512 static V Load(const T* p) { return _mm512_loadu_pd(p); }
-  OF_AVX512 static void Store(T* p, V x) { _mm512_storeu_pd(p, x); }
-  OF_AVX512 static V Set(T x) { return _mm512_set1_pd(x); }
-  OF_AVX512 static V Add(V a, V b) { return _mm512_add_pd(a, b); }
-  OF_AVX512 static V Sub(V a, V b) { return _mm512_sub_pd(a, b); }
-  OF_AVX512 static V Mul(V a, V b) { return _mm512_mul_pd(a, b); }
-  OF_AVX512 static V Div(V a, V b) { return _mm512_div_pd(a, b); }
-  OF_AVX512 static V Sqrt(V a) { return _mm512_sqrt_pd(a); }
-  OF_AVX512 static V Neg(V a) { return _mm512_xor_pd(a, _mm512_set1_pd(-0.0)); }
-  OF_AVX512 static V MaxNan(V a, V b) {
+  OF_TARGET_AVX512 static V Load(const T* p) { return _mm512_loadu_pd(p); }
+  OF_TARGET_AVX512 static void Store(T* p, V x) { _mm512_storeu_pd(p, x); }
+  OF_TARGET_AVX512 static V Set(T x) { return _mm512_set1_pd(x); }
+  OF_TARGET_AVX512 static V Add(V a, V b) { return _mm512_add_pd(a, b); }
+  OF_TARGET_AVX512 static V Sub(V a, V b) { return _mm512_sub_pd(a, b); }
+  OF_TARGET_AVX512 static V Mul(V a, V b) { return _mm512_mul_pd(a, b); }
+  OF_TARGET_AVX512 static V Div(V a, V b) { return _mm512_div_pd(a, b); }
+  OF_TARGET_AVX512 static V Sqrt(V a) { return _mm512_sqrt_pd(a); }
+  OF_TARGET_AVX512 static V Neg(V a) { return _mm512_xor_pd(a, _mm512_set1_pd(-0.0)); }
+  OF_TARGET_AVX512 static V MaxNan(V a, V b) {
     V r = _mm512_max_pd(a, b);
     __mmask8 a_nan = _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q);
     return _mm512_mask_mov_pd(r, a_nan, a);
@@ -256,9 +238,9 @@ struct Vf64 {
 };
 
 template <typename W>
-OF_AVX512 void AdamAvx512(const AdamConsts<typename W::T>& k, typename W::T* p,
-                          const typename W::T* g, typename W::T* m, typename W::T* v,
-                          typename W::T* vmax, int64_t b, int64_t e) {
+OF_TARGET_AVX512 void AdamAvx512(const AdamConsts<typename W::T>& k, typename W::T* p,
+                                 const typename W::T* g, typename W::T* m, typename W::T* v,
+                                 typename W::T* vmax, int64_t b, int64_t e) {
   using T = typename W::T;
   using V = typename W::V;
   const V decay = W::Set(k.decay), wd = W::Set(k.wd), w = W::Set(k.w);
@@ -295,7 +277,7 @@ template <typename T>
 void AdamRange(const AdamConsts<AccT<T>>& k, T* p, const T* g, T* m, T* v, T* vmax, int64_t b,
                int64_t e) {
 #if defined(__x86_64__)
-  if (kIsa == Isa::kAvx512) {
+  if (KernelIsa() == Isa::kAvx512) {
     if constexpr (std::is_same_v<T, float>) return AdamAvx512<Vf32>(k, p, g, m, v, vmax, b, e);
     if constexpr (std::is_same_v<T, double>) return AdamAvx512<Vf64>(k, p, g, m, v, vmax, b, e);
   }

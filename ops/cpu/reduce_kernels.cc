@@ -216,56 +216,25 @@ OF_INLINE void ColumnSumLoop(const T* p, int64_t ld, int64_t rows, int64_t w, Su
   }
 }
 
-const Isa kIsa = DetectIsa("ONEFLOW_VEC_ISA");
-
-#if defined(__x86_64__)
-#define OF_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
-#define OF_TARGET_AVX2 __attribute__((target("avx2,fma")))
-// Calls the copy of `fn` for the instruction set picked at load time.
-#define OF_ISA_CALL(fn, ...)          \
-  switch (kIsa) {                     \
-    case Isa::kAvx512:                \
-      return fn##Avx512(__VA_ARGS__); \
-    case Isa::kAvx2:                  \
-      return fn##Avx2(__VA_ARGS__);   \
-    case Isa::kBaseline:              \
-      break;                          \
-  }                                   \
-  return fn##Baseline(__VA_ARGS__);
-#else
-#define OF_TARGET_AVX512
-#define OF_TARGET_AVX2
-#define OF_ISA_CALL(fn, ...) return fn##Baseline(__VA_ARGS__);
-#endif
-
-// The sum loops of one element type, one copy per instruction set.
+// The sum loops of one element type, one copy per instruction set (RunForKernelIsa).
 template <typename T, bool kSkipNan>
 struct SumLoops : SumLoopTypes<T> {
   using A = SumAcc<T>;
-#define OF_SUM_LOOPS(isa, target)                                                           \
-  target static A Row##isa(const T* p, int64_t n) { return RowSumLoop<T, kSkipNan>(p, n); } \
-  target static void Cols##isa(const T* p, int64_t ld, int64_t rows, int64_t w, A* acc) {   \
-    ColumnSumLoop<T, kSkipNan>(p, ld, rows, w, acc);                                        \
-  }
-  OF_SUM_LOOPS(Avx512, OF_TARGET_AVX512)
-  OF_SUM_LOOPS(Avx2, OF_TARGET_AVX2)
-  OF_SUM_LOOPS(Baseline, )
-#undef OF_SUM_LOOPS
   // Only the dtypes that sums compute in (others reach here only as int64) get
   // a copy per instruction set.
   static constexpr bool kPerIsa = kIsFloating<T> || std::is_same_v<T, int64_t>;
   static A Row(const T* p, int64_t n) {
     if constexpr (!kPerIsa) {
-      return RowBaseline(p, n);
+      return RowSumLoop<T, kSkipNan>(p, n);
     } else {
-      OF_ISA_CALL(Row, p, n);
+      return RunForKernelIsa([&]() OF_INLINE_LAMBDA { return RowSumLoop<T, kSkipNan>(p, n); });
     }
   }
   static void Cols(const T* p, int64_t ld, int64_t rows, int64_t w, A* acc) {
     if constexpr (!kPerIsa) {
-      return ColsBaseline(p, ld, rows, w, acc);
+      return ColumnSumLoop<T, kSkipNan>(p, ld, rows, w, acc);
     } else {
-      OF_ISA_CALL(Cols, p, ld, rows, w, acc);
+      RunForKernelIsa([&]() OF_INLINE_LAMBDA { ColumnSumLoop<T, kSkipNan>(p, ld, rows, w, acc); });
     }
   }
 };
@@ -532,20 +501,12 @@ OF_INLINE void ColumnExtremeLoop(const T* p, int64_t ld, int64_t rows, int64_t w
 template <bool kMax, bool kIndex, typename T>
 struct ExtremeLoops {
   using A = AccT<T>;
-#define OF_EXTREME_LOOPS(isa, target)                                                    \
-  target static void Cols##isa(const T* p, int64_t ld, int64_t rows, int64_t w, A* best, \
-                               int64_t* where) {                                         \
-    ColumnExtremeLoop<kMax, kIndex>(p, ld, rows, w, best, where);                        \
-  }
-  OF_EXTREME_LOOPS(Avx512, OF_TARGET_AVX512)
-  OF_EXTREME_LOOPS(Avx2, OF_TARGET_AVX2)
-  OF_EXTREME_LOOPS(Baseline, )
-#undef OF_EXTREME_LOOPS
   static void Cols(const T* p, int64_t ld, int64_t rows, int64_t w, A* best, int64_t* where) {
     if constexpr (!std::is_same_v<T, float>) {
-      return ColsBaseline(p, ld, rows, w, best, where);
+      return ColumnExtremeLoop<kMax, kIndex>(p, ld, rows, w, best, where);
     } else {
-      OF_ISA_CALL(Cols, p, ld, rows, w, best, where);
+      RunForKernelIsa(
+          [&]() OF_INLINE_LAMBDA { ColumnExtremeLoop<kMax, kIndex>(p, ld, rows, w, best, where); });
     }
   }
 };

@@ -7,8 +7,8 @@
 // the row is in cache. Otherwise the same passes run on blocks of the inner
 // dim, vectorized across it. The max is subtracted first, so large inputs do
 // not overflow. Rows (or blocks) are split over threads; the loops are built
-// for AVX-512, AVX2 and baseline x86-64 and picked at run time. exp is our own
-// vectorizable one for float; 16-bit floats compute in float, float64 uses
+// for AVX-512, AVX2 and baseline x86-64 and picked at run time. exp is VExp of
+// vec_math.inc for float; 16-bit floats compute in float, float64 uses
 // std::exp.
 
 #include <algorithm>
@@ -21,6 +21,7 @@
 #include "core/runtime/tensor_ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
+#include "ops/cpu/vec_types.h"
 #include "ops/defs/common.h"
 
 namespace oneflow {
@@ -29,52 +30,8 @@ namespace {
 
 constexpr DeviceType kCPU = DeviceType::kCPU;
 
-#define OF_INLINE __attribute__((always_inline)) inline
-#define OF_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")))
-#define OF_TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
-
-Isa CpuIsa() {
-  static const Isa isa = DetectIsa("ONEFLOW_KERNEL_ISA");
-  return isa;
-}
-
-// exp(x) for float, written so that `omp simd` loops vectorize it:
-// exp(x) = 2^k * exp(r) with k = round(x / ln 2) and r = x - k ln 2 in
-// [-ln2/2, ln2/2] (ln 2 split in two so k * hi is exact); exp(r) by its Taylor
-// polynomial of degree 7 (truncation error below 6e-9, under float's rounding);
-// 2^k built in the exponent bits. Below -87.5 the result is 0 (so exp(-inf) is
-// exactly 0), NaN stays NaN.
-OF_INLINE float ExpF(float x) {
-  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  const float xc = std::min(std::max(x, -87.5f), 88.3f);
-  const float t = xc * 1.44269504088896341f + kRound;
-  const float k = t - kRound;
-  const float r = (xc - k * 0.693359375f) + k * 2.12194440e-4f;
-  float p = 1.0f / 5040;
-  p = p * r + 1.0f / 720;
-  p = p * r + 1.0f / 120;
-  p = p * r + 1.0f / 24;
-  p = p * r + 1.0f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  int32_t ti, kr;
-  std::memcpy(&ti, &t, sizeof(ti));
-  std::memcpy(&kr, &kRound, sizeof(kr));
-  const int32_t bits = (ti - kr + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return x < -87.5f ? 0.0f : p * scale;
-}
-
-template <typename A>
-OF_INLINE A Exp(A x) {
-  if constexpr (std::is_same_v<A, float>) {
-    return ExpF(x);
-  } else {
-    return std::exp(x);
-  }
-}
+// Exp<A>: VExp for float (vectorized in `omp simd` loops), std::exp for double.
+#include "ops/cpu/vec_math.inc"  // NOLINT(build/include)
 
 // ---- contiguous rows -------------------------------------------------------------------
 
@@ -258,33 +215,15 @@ OF_INLINE void ColsImpl(const SmArgs<T>& p, int64_t u0, int64_t u1) {
   }
 }
 
-#define OF_SOFTMAX_VARIANTS(Name, Impl)                                          \
-  template <typename T, bool B>                                                  \
-  OF_TARGET_AVX512 void Name##Avx512(const SmArgs<T>& p, int64_t b, int64_t e) { \
-    Impl<T, B>(p, b, e);                                                         \
-  }                                                                              \
-  template <typename T, bool B>                                                  \
-  OF_TARGET_AVX2 void Name##Avx2(const SmArgs<T>& p, int64_t b, int64_t e) {     \
-    Impl<T, B>(p, b, e);                                                         \
-  }                                                                              \
-  template <typename T, bool B>                                                  \
-  void Name##Base(const SmArgs<T>& p, int64_t b, int64_t e) {                    \
-    Impl<T, B>(p, b, e);                                                         \
-  }                                                                              \
-  template <typename T, bool B>                                                  \
-  void Name(const SmArgs<T>& p, int64_t b, int64_t e) {                          \
-    switch (CpuIsa()) {                                                          \
-      case Isa::kAvx512:                                                         \
-        return Name##Avx512<T, B>(p, b, e);                                      \
-      case Isa::kAvx2:                                                           \
-        return Name##Avx2<T, B>(p, b, e);                                        \
-      default:                                                                   \
-        return Name##Base<T, B>(p, b, e);                                        \
-    }                                                                            \
-  }
-
-OF_SOFTMAX_VARIANTS(Rows, RowsImpl)
-OF_SOFTMAX_VARIANTS(Cols, ColsImpl)
+// The row and column passes, run with the instruction set KernelIsa() picked.
+template <typename T, bool kBackward>
+void Rows(const SmArgs<T>& p, int64_t b, int64_t e) {
+  RunForKernelIsa([&]() OF_INLINE_LAMBDA { RowsImpl<T, kBackward>(p, b, e); });
+}
+template <typename T, bool kBackward>
+void Cols(const SmArgs<T>& p, int64_t b, int64_t e) {
+  RunForKernelIsa([&]() OF_INLINE_LAMBDA { ColsImpl<T, kBackward>(p, b, e); });
+}
 
 // Runs a forward (g == null) or backward problem over `x` (contiguous) into `out`.
 void RunSoftmax(const TensorImplPtr& x, const TensorImplPtr& g, const TensorImplPtr& out,

@@ -1,13 +1,18 @@
 #ifndef OPS_CPU_VEC_TYPES_H_
 #define OPS_CPU_VEC_TYPES_H_
 
-// GCC vector types of the hand-vectorized kernels (activation_kernels.cc,
-// loss_kernels.cc) and the integer vector of each float vector's width.
+// GCC vector types of the hand-vectorized kernels (vec_math.inc) and the
+// integer vector of each float vector's width (int32 for a float).
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
-#define OF_INLINE inline __attribute__((always_inline))
-#define OF_INLINE_LAMBDA __attribute__((always_inline))
+#if defined(__x86_64__)
+#include <immintrin.h>  // the intrinsics vec_math.inc uses
+#endif
+
+#include "ops/cpu/isa.h"
 
 namespace oneflow {
 namespace cpu {
@@ -21,6 +26,10 @@ typedef int32_t VI16 __attribute__((vector_size(64)));
 
 template <class V>
 struct IntVecOf;
+template <>
+struct IntVecOf<float> {
+  using type = int32_t;
+};
 template <>
 struct IntVecOf<VF4> {
   using type = VI4;

@@ -33,6 +33,8 @@ import subprocess
 import sys
 import time
 
+from machine import describe
+
 VARIANTS = {
     "all_gather": ("oneflow", "oneflow S(0)->B", "torch"),
     "all_reduce": ("oneflow", "oneflow P->B", "torch"),
@@ -188,7 +190,7 @@ def main(argv=None) -> None:
     if args.repeats < 1 or args.mib < 1:
         parser.error("--repeats and --mib must be at least 1")
     load = os.getloadavg()[0]
-    print(f"boxing benchmark: {args.mib} MiB float32, gloo on loopback, median of {args.repeats} interleaved "
+    print(f"{describe()}; boxing benchmark: {args.mib} MiB float32, gloo on loopback, median of {args.repeats} interleaved "
           f"turns; load average {load:.2f} on {os.cpu_count()} cores")
     ok = True
     for nproc in (int(x) for x in args.nproc.split(",")):

@@ -22,6 +22,7 @@ import time
 import numpy as np
 import torch
 import torch.utils.data
+from machine import describe
 
 import oneflow as flow
 import oneflow.utils.data
@@ -89,7 +90,7 @@ def main(argv=None) -> None:
 
     ours, theirs = statistics.median(rates["oneflow"]), statistics.median(rates["torch"])
     print(
-        f"DataLoader: {args.samples} samples of 3x32x32 float32 + label, batch_size={args.batch_size}, "
+        f"{describe()}; DataLoader: {args.samples} samples of 3x32x32 float32 + label, batch_size={args.batch_size}, "
         f"num_workers={args.num_workers}, shuffle, normalize + random flip per sample"
     )
     print(f"oneflow  {ours:10.0f} samples/s")

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+from machine import describe
 
 import oneflow as flow
 
@@ -139,7 +140,7 @@ def main(argv=None):
     parser.add_argument("--min_time", type=float, default=0.05, help="seconds per run")
     parser.add_argument("--cases", nargs="*", default=None, help="names of the cases to run")
     args = parser.parse_args(argv)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; "
+    print(f"{describe()}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
           f"median of {args.repeats} interleaved runs")
     print(f"{'case':<20} {'oneflow us':>12} {'torch us':>12} {'ratio':>8}")
     for case in CASES:

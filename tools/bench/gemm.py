@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+from machine import describe
 
 import oneflow as flow
 
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     peak = args.peak if args.peak is not None else probe_peak()
     threads = flow.get_num_threads()
-    print(f"fp32 FMA peak: {peak:.1f} GFLOP/s; threads: oneflow {threads}, "
+    print(f"{describe()}; fp32 FMA peak: {peak:.1f} GFLOP/s; threads: oneflow {threads}, "
           f"torch {torch.get_num_threads()}; load average {os.getloadavg()[0]:.1f}")
     print(f"{'shape':<18}{'call':<8}{'oneflow GF/s':>13}{'of peak':>8}{'cpu':>6}"
           f"{'torch GF/s':>12}{'of peak':>8}{'cpu':>6}{'ours/torch':>12}")

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from machine import describe
 from references import bert_reference, gpt2_reference, resnet50_reference, vit_b16_reference
 
 import flowvision.models
@@ -230,7 +231,7 @@ def main(argv=None) -> list[tuple[str, str, float, float]]:
     flow.set_num_threads(threads)
     flow.manual_seed(0)
     cases = build_cases(args)
-    print(f"fp32, {threads} threads, medians of {args.repeats}; oneflow / torch: higher is better "
+    print(f"{describe()}; fp32, {threads} threads, medians of {args.repeats}; oneflow / torch: higher is better "
           "(peak RSS: lower)")
     print(f"{'case':<42} {'unit':>9} {'oneflow':>10} {'torch':>10} {'ratio':>7}")
     rows = []

@@ -5,6 +5,11 @@ the models use: ResNet convolutions, transformer norms/softmax/GELU/GEMMs,
 embedding and the LM-head cross entropy, attention.
 
     ./tools/bazel run //tools/bench:ops -- --repeats 5 --min_time 0.3
+
+The header names the CPU and the instruction set the kernels ran with. The AVX2 (or baseline)
+rows of an AVX-512 machine come from a second run with the kernels pinned:
+
+    ONEFLOW_VEC_ISA=avx2 ./tools/bazel run //tools/bench:ops -- --cases softmax_fwd softmax_fwd_bwd
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import argparse
 import numpy as np
 import torch
 from eager_overhead import Case, format_row, measure
+from machine import describe
 
 import oneflow as flow
 
@@ -62,11 +68,12 @@ def _layer_norm(backward):
 def _unary(name, backward=False):
     def make(m, x):
         x = m.tensor(x)
-        fn = getattr(F(m), name)
+        f = getattr(m, name) if name == "exp" else getattr(F(m), name)
+        fn = (lambda a: f(a, -1)) if name in ("softmax", "log_softmax") else f
         if not backward:
-            return lambda: (fn(x, -1) if name == "softmax" else fn(x),)
+            return lambda: (fn(x),)
         x.requires_grad_()
-        return _grad_step(m, [x], lambda a: fn(a))
+        return _grad_step(m, [x], fn)
 
     return make
 
@@ -117,6 +124,10 @@ CASES = [
     Case("layer_norm_fwd", _layer_norm(False), _uniform((8, 512, 768), (768,), (768,))),
     Case("layer_norm_fwd_bwd", _layer_norm(True), _uniform((8, 512, 768), (768,), (768,))),
     Case("softmax_fwd", _unary("softmax"), _uniform((8, 12, 512, 512))),
+    Case("softmax_fwd_bwd", _unary("softmax", True), _uniform((8, 12, 512, 512))),
+    Case("log_softmax_fwd", _unary("log_softmax"), _uniform((8, 12, 512, 512))),
+    Case("log_softmax_fwd_bwd", _unary("log_softmax", True), _uniform((8, 12, 512, 512))),
+    Case("exp_softmax_shape", _unary("exp"), _uniform((8, 12, 512, 512))),  # softmax's floor
     Case("gelu_fwd", _unary("gelu"), _uniform((8, 512, 3072))),
     Case("gelu_fwd_bwd", _unary("gelu", True), _uniform((8, 512, 3072))),
     Case("matmul_4096x768x3072", _matmul, _uniform((4096, 768), (768, 3072))),
@@ -134,7 +145,7 @@ def main(argv=None):
     parser.add_argument("--min_time", type=float, default=0.3, help="seconds per run")
     parser.add_argument("--cases", nargs="*", default=None, help="names of the cases to run")
     args = parser.parse_args(argv)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, oneflow {flow.get_num_threads()} "
+    print(f"{describe()}; torch {torch.__version__}, {torch.get_num_threads()} threads, oneflow {flow.get_num_threads()} "
           f"threads; median of {args.repeats} interleaved runs")
     print(f"{'case':<24} {'oneflow us':>12} {'torch us':>12} {'ratio':>8}")
     for case in CASES:

@@ -195,19 +195,18 @@ def covered_ops(cases: Sequence[OpCase]) -> set:
 ISAS = ("native", "avx2", "baseline")
 
 
-def assert_script_passes_on_isa(script: str, isa: str, cap_var: str = "ONEFLOW_VEC_ISA") -> None:
+def assert_script_passes_on_isa(script: str, isa: str) -> None:
     """Runs `script` (which prints "ok" when its checks pass) in a fresh interpreter with the
-    hand-vectorized kernels pinned to one instruction set (the variable `cap_var` that those
-    kernels read, ONEFLOW_VEC_ISA for most, ONEFLOW_GEMM_ISA for the blocked GEMM loop;
-    "native" = the widest this CPU has), so every copy of a per-ISA kernel is exercised on
-    this machine."""
+    hand-vectorized kernels pinned to one instruction set (ONEFLOW_VEC_ISA, which every CPU
+    kernel reads; "native" = the widest this CPU has), so every copy of a per-ISA kernel is
+    exercised on this machine."""
     import os
     import subprocess
     import sys
 
     env = dict(os.environ)
     if isa != "native":
-        env[cap_var] = isa
+        env["ONEFLOW_VEC_ISA"] = isa
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600,
                          check=False)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
