@@ -145,8 +145,8 @@ def main(argv=None):
     parser.add_argument("--min_time", type=float, default=0.3, help="seconds per run")
     parser.add_argument("--cases", nargs="*", default=None, help="names of the cases to run")
     args = parser.parse_args(argv)
-    print(f"{describe()}; torch {torch.__version__}, {torch.get_num_threads()} threads, oneflow {flow.get_num_threads()} "
-          f"threads; median of {args.repeats} interleaved runs")
+    print(f"{describe()}; torch {torch.__version__}, {torch.get_num_threads()} threads, "
+          f"oneflow {flow.get_num_threads()} threads; median of {args.repeats} interleaved runs")
     print(f"{'case':<24} {'oneflow us':>12} {'torch us':>12} {'ratio':>8}")
     for case in CASES:
         if args.cases and case.name not in args.cases:
