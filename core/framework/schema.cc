@@ -166,10 +166,11 @@ class Parser {
       case ArgType::kFloat:
         return Value(std::stod(tok));
       case ArgType::kScalar:
-        if (tok.find_first_of(".eE") != std::string::npos && tok.find("inf") == std::string::npos) {
+        // Booleans first: "True" and "False" contain an 'e'.
+        if (tok == "True" || tok == "False") return Value(Scalar::Bool(tok == "True"));
+        if (tok.find_first_of(".eEin") != std::string::npos) {  // 0.5, 1e-5, inf, -inf, nan
           return Value(Scalar::Float(std::stod(tok)));
         }
-        if (tok == "True" || tok == "False") return Value(Scalar::Bool(tok == "True"));
         return Value(Scalar::Int(std::stoll(tok)));
       case ArgType::kIntList: {
         DimVector v;

@@ -683,7 +683,9 @@ def test_store_host_exit_makes_the_others_fail():
 
 def test_different_collectives_on_two_ranks_name_each_other():
     seen = _fault("mismatch", 2)
-    assert seen[0].get("type") == "DistributedTimeoutError", seen[0]
+    # Rank 0 times out, or (on a loaded machine) sees rank 1 close the connection after rank 1's
+    # own timeout: either way its message names what rank 1 entered instead.
+    assert seen[0].get("type") in ("DistributedTimeoutError", "DistributedError"), seen[0]
     assert "rank 1 entered barrier() instead of all_reduce" in seen[0]["error"], seen[0]
     assert "rank 0 entered all_reduce(float32, 1000 elements, sum) instead of barrier" in seen[1]["error"], seen[1]
 
