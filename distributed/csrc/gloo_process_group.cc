@@ -1,4 +1,4 @@
-#include "distributed/csrc/process_group.h"
+#include "distributed/csrc/gloo_process_group.h"
 
 #include <gloo/allgather.h>
 #include <gloo/allgatherv.h>
@@ -13,7 +13,6 @@
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <numeric>
@@ -44,16 +43,6 @@ char empty_buffer[1];
 
 void* NonNull(void* p) { return p != nullptr ? p : empty_buffer; }
 void* NonNull(const void* p) { return NonNull(const_cast<void*>(p)); }
-
-double Seconds(std::chrono::milliseconds d) { return static_cast<double>(d.count()) / 1000.0; }
-
-std::vector<char> Bytes(const std::string& s) { return std::vector<char>(s.begin(), s.end()); }
-
-std::string JoinRanks(const std::vector<int>& ranks) {
-  std::string s = "[";
-  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
-  return s + "]";
-}
 
 // gloo's messages start with "[/build/path/file.cc:123] "; the path helps nobody here.
 std::string GlooMessage(const std::string& what) {
@@ -90,6 +79,9 @@ size_t Total(const std::vector<size_t>& counts) {
   return std::accumulate(counts.begin(), counts.end(), size_t{0});
 }
 
+// gloo says "Timed out" or "timed out".
+bool TimedOut(const std::string& cause) { return cause.find("imed out") != std::string::npos; }
+
 uint64_t Fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
@@ -104,168 +96,44 @@ std::string CountList(const std::vector<size_t>& counts) {
 
 }  // namespace
 
-ProcessGroup::ProcessGroup(std::shared_ptr<TcpStore> store, GroupOptions options)
-    : store_(std::move(store)), options_(std::move(options)), owner_pid_(::getpid()) {
-  const int n = size();
-  if (n < 1 || options_.rank < 0 || options_.rank >= n) {
-    throw std::invalid_argument(StrCat("process group '", options_.name, "': rank ", options_.rank,
-                                       " is outside a group of ", n, " ranks"));
-  }
+GlooProcessGroup::GlooProcessGroup(std::shared_ptr<TcpStore> store, GroupOptions options)
+    : ProcessGroup(std::move(store), std::move(options), "process group") {
   // Our own join records, to name the members that never showed up.
-  store_->set(StrCat(options_.name, "/joined/", options_.rank), Bytes("1"));
+  MarkJoined();
   try {
     gloo::transport::tcp::attr attr;
     attr.hostname = options_.hostname;
     auto device = gloo::transport::tcp::CreateDevice(attr);
-    auto context = std::make_shared<gloo::rendezvous::Context>(options_.rank, n);
+    auto context = std::make_shared<gloo::rendezvous::Context>(options_.rank, size());
     context->setTimeout(options_.timeout);
     gloo::rendezvous::PrefixStore prefixed(options_.name, *store_);
     context->connectFullMesh(prefixed, device);
     context_ = std::move(context);
   } catch (const std::exception& e) {
-    std::vector<int> missing;
-    try {
-      for (int r = 0; r < n; ++r) {
-        if (!store_->Check({StrCat(options_.name, "/joined/", r)})) {
-          missing.push_back(options_.global_ranks[r]);
-        }
-      }
-    } catch (const std::exception&) {
-    }
-    std::string msg = StrCat("setting up the process group of ranks ", RankList(), " failed");
-    if (!missing.empty()) msg += StrCat(": ranks ", JoinRanks(missing), " never joined");
-    msg += StrCat(" (timeout ", Seconds(options_.timeout), " s; ", GlooMessage(e.what()), ")");
-    if (dynamic_cast<const CommTimeoutError*>(&e) != nullptr || !missing.empty()) {
-      throw CommTimeoutError(msg);
-    }
-    throw CommError(msg);
+    SetupFailed(StrCat("setting up the process group of ranks ", RankList()), GlooMessage(e.what()),
+                dynamic_cast<const CommTimeoutError*>(&e) != nullptr);
   }
 }
 
-ProcessGroup::~ProcessGroup() {
+GlooProcessGroup::~GlooProcessGroup() {
   // In a forked child the gloo device's thread does not exist and the sockets are the
   // parent's: tearing the context down would wait for that thread or disturb the parent.
-  if (::getpid() != owner_pid_ && context_ != nullptr) {
+  if (InForkedChild() && context_ != nullptr) {
     new std::shared_ptr<gloo::Context>(std::move(context_));  // leaked on purpose
   }
 }
 
-void ProcessGroup::set_timeout(std::chrono::milliseconds timeout) {
+void GlooProcessGroup::set_timeout(std::chrono::milliseconds timeout) {
+  ProcessGroup::set_timeout(timeout);
   std::lock_guard<std::mutex> lock(mu_);
-  options_.timeout = timeout;
   context_->setTimeout(timeout);
 }
 
-std::string ProcessGroup::RankList() const { return JoinRanks(options_.global_ranks); }
-
-std::string ProcessGroup::ArrivedKey(int group_rank) const {
-  return StrCat(options_.name, "/arrived/", group_rank);
-}
-
-void ProcessGroup::CheckUsable(const std::string& what) const {
-  if (!broken_.empty()) {
-    throw CommError(StrCat(what, ": the process group of ranks ", RankList(),
-                           " is unusable after an earlier failure: ", broken_));
-  }
-}
-
-void ProcessGroup::CheckRank(const char* what, const char* arg, int rank) const {
-  if (rank < 0 || rank >= size()) {
-    throw std::invalid_argument(StrCat(what, ": ", arg, " must be a rank of the group (0 to ",
-                                       size() - 1, "), got ", rank));
-  }
-}
-
-void ProcessGroup::CheckCounts(const char* what, const char* arg,
-                               const std::vector<size_t>& counts) const {
-  if (counts.size() != static_cast<size_t>(size())) {
-    throw std::invalid_argument(StrCat(what, ": expected ", size(), " ", arg,
-                                       " (one per rank of the group), got ", counts.size()));
-  }
-}
-
-std::string ProcessGroup::ExitedRanks(const std::vector<int>& group_ranks) {
-  std::vector<int> exited;
-  for (int r : group_ranks) {
-    const int g = options_.global_ranks[r];
-    // ExitedKey: the server saw the rank's connection close without a goodbye (it was killed);
-    // "__leaving__/<rank>": its exit handler (oneflow/distributed/env.py) said it is leaving,
-    // e.g. after an exception, before closing its connections to the peers.
-    if (store_->Check({ExitedKey(g)}) || store_->Check({StrCat("__leaving__/", g)})) {
-      exited.push_back(g);
-    }
-  }
-  if (exited.empty()) return "";
-  return StrCat("ranks ", JoinRanks(exited), " exited");
-}
-
-std::string ProcessGroup::Diagnose(const std::string& signature, uint64_t seq) {
-  const std::string name = signature.substr(0, signature.find('('));
-  std::vector<std::string> parts;
-  try {
-    std::vector<int> missing, others;
-    std::string details;
-    for (int r = 0; r < size(); ++r) {
-      if (r == rank()) continue;
-      others.push_back(r);
-      const int g = options_.global_ranks[r];
-      auto record = store_->TryGet(ArrivedKey(r), std::chrono::milliseconds(0));
-      uint64_t their_seq = 0;
-      std::string theirs = "none";
-      if (record) {
-        const std::string text(record->begin(), record->end());
-        const size_t space = text.find(' ');
-        their_seq = std::stoull(text.substr(0, space));
-        theirs = text.substr(space + 1);
-      }
-      const std::string their_name = theirs.substr(0, theirs.find('('));
-      if (their_seq < seq) {
-        missing.push_back(g);
-        details +=
-            StrCat(details.empty() ? "" : "; ", "rank ", g, "'s last was ",
-                   their_seq == 0 ? std::string("none") : StrCat("#", their_seq, " ", theirs));
-      } else if (their_seq == seq && their_name != name) {
-        parts.push_back(
-            StrCat("rank ", g, " entered ", theirs, " instead of ", name, " as collective #", seq));
-      } else if (their_seq == seq && theirs != signature) {
-        parts.push_back(StrCat("rank ", g, " called ", theirs, " where this rank called ",
-                               signature, " (the arguments must agree on every rank)"));
-      } else if (their_seq > seq) {
-        parts.push_back(StrCat("rank ", g, " is already at collective #", their_seq, " ", theirs));
-      }
-    }
-    if (!missing.empty()) {
-      parts.insert(parts.begin(),
-                   StrCat("ranks ", JoinRanks(missing), " never arrived (", details, ")"));
-    }
-    std::string exited = ExitedRanks(others);
-    if (!exited.empty()) parts.push_back(exited);
-    if (parts.empty()) {
-      parts.push_back(
-          "every rank entered it with the same arguments (a peer may have failed in it)");
-    }
-  } catch (const std::exception& e) {
-    parts.push_back(StrCat("the store could not tell which ranks are missing (", e.what(), ")"));
-  }
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
-  return out;
-}
-
-void ProcessGroup::Failed(const std::string& what, const std::string& cause, bool timed_out) {
-  broken_ = what;
-  const std::string msg = StrCat(what, " [", cause, "]");
-  if (timed_out) throw CommTimeoutError(msg);
-  throw CommError(msg);
-}
-
 template <typename Fn>
-void ProcessGroup::RunCollective(const char* name, const std::string& args, Fn&& fn) {
+void GlooProcessGroup::RunCollective(const char* name, const std::string& args, Fn&& fn) {
   std::lock_guard<std::mutex> lock(mu_);
-  CheckUsable(name);
-  const uint64_t seq = ++seq_;
   const std::string signature = StrCat(name, "(", args, ")");
-  store_->SetNoReply(ArrivedKey(rank()), Bytes(StrCat(seq, " ", signature)));
+  const uint64_t seq = Arrive(name, signature);
   // The tag hashes the call's sequence number and arguments, so ranks whose
   // calls disagree (another collective, other sizes, dtype, op or root) never
   // match each other's messages: they time out and Diagnose names the
@@ -281,19 +149,22 @@ void ProcessGroup::RunCollective(const char* name, const std::string& args, Fn&&
     const auto elapsed =
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
     const std::string cause = GlooMessage(e.what());
-    const bool timed_out =
-        cause.find("imed out") != std::string::npos || elapsed >= options_.timeout;
-    const std::string head =
-        timed_out ? StrCat(name, " timed out after ", Seconds(options_.timeout), " s")
-                  : StrCat(name, " failed after ", Seconds(elapsed), " s");
-    Failed(StrCat(head, " on the group of ranks ", RankList(), " (rank ",
-                  options_.global_ranks[rank()], ", collective #", seq,
-                  " of the group): ", Diagnose(signature, seq)),
-           cause, timed_out);
+    const bool timed_out = TimedOut(cause) || elapsed >= options_.timeout;
+    Fail(OperationFailure(name, signature, seq, elapsed, timed_out), cause, timed_out);
   }
 }
 
-void ProcessGroup::AllReduce(void* data, size_t count, DType dtype, ReduceOp op) {
+void GlooProcessGroup::PointToPointFailed(std::string what, const std::vector<int>& peers,
+                                          const std::string& cause, bool timed_out) {
+  try {
+    std::string exited = ExitedRanks(peers);
+    if (!exited.empty()) what += "; " + exited;
+  } catch (const std::exception&) {
+  }
+  Fail(what, cause, timed_out);
+}
+
+void GlooProcessGroup::AllReduce(void* data, size_t count, DType dtype, ReduceOp op) {
   CheckReduceOp("all_reduce", dtype, op);
   const DType compute = ComputeDType(dtype);
   const ReduceFn fn = GetReduceFn(compute, op);
@@ -309,7 +180,7 @@ void ProcessGroup::AllReduce(void* data, size_t count, DType dtype, ReduceOp op)
     }
     if (size() > 1) {
       gloo::AllreduceOptions opts(context_);
-      SetOutput(opts, buf, count, ElementSize(compute));
+      SetOutput(opts, buf, count, ItemSize(compute));
       opts.setReduceFunction(fn);
       opts.setTag(tag);
       opts.setTimeout(options_.timeout);
@@ -320,7 +191,7 @@ void ProcessGroup::AllReduce(void* data, size_t count, DType dtype, ReduceOp op)
   });
 }
 
-void ProcessGroup::Reduce(void* data, size_t count, DType dtype, ReduceOp op, int root) {
+void GlooProcessGroup::Reduce(void* data, size_t count, DType dtype, ReduceOp op, int root) {
   CheckRank("reduce", "dst", root);
   CheckReduceOp("reduce", dtype, op);
   const DType compute = ComputeDType(dtype);
@@ -330,7 +201,7 @@ void ProcessGroup::Reduce(void* data, size_t count, DType dtype, ReduceOp op, in
   RunCollective("reduce", args, [&](uint32_t tag) {
     if (count == 0) return;
     const bool is_root = rank() == root;
-    const size_t esize = ElementSize(compute);
+    const size_t esize = ItemSize(compute);
     // gloo reduces in its output buffer on every rank; only the root keeps the result.
     std::vector<char> scratch;
     void* buf = data;
@@ -357,9 +228,9 @@ void ProcessGroup::Reduce(void* data, size_t count, DType dtype, ReduceOp op, in
   });
 }
 
-void ProcessGroup::Broadcast(void* data, size_t count, DType dtype, int root) {
+void GlooProcessGroup::Broadcast(void* data, size_t count, DType dtype, int root) {
   CheckRank("broadcast", "src", root);
-  const size_t bytes = count * ElementSize(dtype);
+  const size_t bytes = count * ItemSize(dtype);
   const std::string args = StrCat(bytes, " bytes, src ", root);
   RunCollective("broadcast", args, [&](uint32_t tag) {
     if (bytes == 0 || size() == 1) return;
@@ -372,10 +243,10 @@ void ProcessGroup::Broadcast(void* data, size_t count, DType dtype, int root) {
   });
 }
 
-void ProcessGroup::AllGather(const void* in, void* out, const std::vector<size_t>& counts,
-                             DType dtype) {
+void GlooProcessGroup::AllGather(const void* in, void* out, const std::vector<size_t>& counts,
+                                 DType dtype) {
   CheckCounts("all_gather", "counts", counts);
-  const size_t esize = ElementSize(dtype);
+  const size_t esize = ItemSize(dtype);
   const size_t total = Total(counts);
   const std::string args = StrCat(esize, "-byte elements, counts ", CountList(counts));
   RunCollective("all_gather", args, [&](uint32_t tag) {
@@ -395,9 +266,9 @@ void ProcessGroup::AllGather(const void* in, void* out, const std::vector<size_t
   });
 }
 
-void ProcessGroup::Gather(const void* in, void* out, size_t count, DType dtype, int root) {
+void GlooProcessGroup::Gather(const void* in, void* out, size_t count, DType dtype, int root) {
   CheckRank("gather", "dst", root);
-  const size_t bytes = count * ElementSize(dtype);
+  const size_t bytes = count * ItemSize(dtype);
   const std::string args = StrCat(bytes, " bytes per rank, dst ", root);
   RunCollective("gather", args, [&](uint32_t tag) {
     if (bytes == 0) return;
@@ -415,9 +286,9 @@ void ProcessGroup::Gather(const void* in, void* out, size_t count, DType dtype, 
   });
 }
 
-void ProcessGroup::Scatter(const void* in, void* out, size_t count, DType dtype, int root) {
+void GlooProcessGroup::Scatter(const void* in, void* out, size_t count, DType dtype, int root) {
   CheckRank("scatter", "src", root);
-  const size_t bytes = count * ElementSize(dtype);
+  const size_t bytes = count * ItemSize(dtype);
   const std::string args = StrCat(bytes, " bytes per rank, src ", root);
   RunCollective("scatter", args, [&](uint32_t tag) {
     if (bytes == 0) return;
@@ -441,13 +312,13 @@ void ProcessGroup::Scatter(const void* in, void* out, size_t count, DType dtype,
   });
 }
 
-void ProcessGroup::ReduceScatter(const void* in, void* out, const std::vector<size_t>& counts,
-                                 DType dtype, ReduceOp op) {
+void GlooProcessGroup::ReduceScatter(const void* in, void* out, const std::vector<size_t>& counts,
+                                     DType dtype, ReduceOp op) {
   CheckCounts("reduce_scatter", "counts", counts);
   CheckReduceOp("reduce_scatter", dtype, op);
   const DType compute = ComputeDType(dtype);
   const ReduceFn fn = GetReduceFn(compute, op);
-  const size_t esize = ElementSize(dtype);
+  const size_t esize = ItemSize(dtype);
   const size_t mine = counts[rank()];
   const std::string args =
       StrCat(DTypeName(dtype), ", counts ", CountList(counts), ", ", ReduceOpName(op));
@@ -486,16 +357,11 @@ void ProcessGroup::ReduceScatter(const void* in, void* out, const std::vector<si
   });
 }
 
-void ProcessGroup::AllToAll(const void* in, const std::vector<size_t>& in_counts, void* out,
-                            const std::vector<size_t>& out_counts, DType dtype) {
-  CheckCounts("all_to_all", "input split sizes", in_counts);
-  CheckCounts("all_to_all", "output split sizes", out_counts);
-  const size_t esize = ElementSize(dtype);
+void GlooProcessGroup::AllToAll(const void* in, const std::vector<size_t>& in_counts, void* out,
+                                const std::vector<size_t>& out_counts, DType dtype) {
+  CheckAllToAllCounts(in_counts, out_counts);
+  const size_t esize = ItemSize(dtype);
   const size_t in_total = Total(in_counts);
-  if (in_counts[rank()] != out_counts[rank()]) {
-    throw std::invalid_argument(StrCat("all_to_all: this rank sends itself ", in_counts[rank()],
-                                       " elements but expects to receive ", out_counts[rank()]));
-  }
   // Split sizes differ between ranks legitimately, so the signature leaves them out.
   const std::string args = StrCat(esize, "-byte elements");
   RunCollective("all_to_all", args, [&](uint32_t tag) {
@@ -543,7 +409,7 @@ void ProcessGroup::AllToAll(const void* in, const std::vector<size_t>& in_counts
   });
 }
 
-void ProcessGroup::Barrier() {
+void GlooProcessGroup::Barrier() {
   RunCollective("barrier", "", [&](uint32_t tag) {
     if (size() == 1) return;
     gloo::BarrierOptions opts(context_);
@@ -553,12 +419,12 @@ void ProcessGroup::Barrier() {
   });
 }
 
-void ProcessGroup::Send(const void* data, size_t count, DType dtype, int dst, uint32_t tag) {
+void GlooProcessGroup::Send(const void* data, size_t count, DType dtype, int dst, uint32_t tag) {
   CheckRank("send", "dst", dst);
   if (dst == rank()) throw std::invalid_argument("send: a rank cannot send to itself");
   std::lock_guard<std::mutex> lock(mu_);
   CheckUsable("send");
-  uint64_t bytes = count * ElementSize(dtype);
+  uint64_t bytes = count * ItemSize(dtype);
   try {
     // A header with the size goes first, so a receiver expecting another size
     // raises an error instead of gloo aborting it.
@@ -570,28 +436,23 @@ void ProcessGroup::Send(const void* data, size_t count, DType dtype, int dst, ui
     payload->waitSend(options_.timeout);
   } catch (const std::exception& e) {
     const std::string cause = GlooMessage(e.what());
-    const bool timed_out = cause.find("imed out") != std::string::npos;
+    const bool timed_out = TimedOut(cause);
     const int peer = options_.global_ranks[dst];
     std::string what = StrCat("send of ", bytes, " bytes from rank ", options_.global_ranks[rank()],
                               " to rank ", peer, " (tag ", tag, ") ",
                               timed_out ? StrCat("timed out after ", Seconds(options_.timeout),
                                                  " s: rank ", peer, " never posted a matching recv")
                                         : "failed");
-    try {
-      std::string exited = ExitedRanks({dst});
-      if (!exited.empty()) what += "; " + exited;
-    } catch (const std::exception&) {
-    }
-    Failed(what, cause, timed_out);
+    PointToPointFailed(std::move(what), {dst}, cause, timed_out);
   }
 }
 
-int ProcessGroup::Recv(void* data, size_t count, DType dtype, int src, uint32_t tag) {
+int GlooProcessGroup::Recv(void* data, size_t count, DType dtype, int src, uint32_t tag) {
   if (src != -1) CheckRank("recv", "src", src);
   if (src == rank()) throw std::invalid_argument("recv: a rank cannot receive from itself");
   std::lock_guard<std::mutex> lock(mu_);
   CheckUsable("recv");
-  const uint64_t bytes = count * ElementSize(dtype);
+  const uint64_t bytes = count * ItemSize(dtype);
   uint64_t sent = 0;
   int from = src;
   try {
@@ -616,7 +477,7 @@ int ProcessGroup::Recv(void* data, size_t count, DType dtype, int src, uint32_t 
     payload->waitRecv(options_.timeout);
   } catch (const std::exception& e) {
     const std::string cause = GlooMessage(e.what());
-    const bool timed_out = cause.find("imed out") != std::string::npos;
+    const bool timed_out = TimedOut(cause);
     const std::string peer =
         from >= 0 ? StrCat("rank ", options_.global_ranks[from]) : std::string("any rank");
     std::string what = StrCat("recv of ", bytes, " bytes on rank ", options_.global_ranks[rank()],
@@ -624,16 +485,11 @@ int ProcessGroup::Recv(void* data, size_t count, DType dtype, int src, uint32_t 
                               timed_out ? StrCat("timed out after ", Seconds(options_.timeout),
                                                  " s: ", peer, " never sent a matching message")
                                         : "failed");
-    try {
-      std::vector<int> peers;
-      for (int r = 0; r < size(); ++r) {
-        if (r != rank() && (from < 0 || r == from)) peers.push_back(r);
-      }
-      std::string exited = ExitedRanks(peers);
-      if (!exited.empty()) what += "; " + exited;
-    } catch (const std::exception&) {
+    std::vector<int> peers;
+    for (int r = 0; r < size(); ++r) {
+      if (r != rank() && (from < 0 || r == from)) peers.push_back(r);
     }
-    Failed(what, cause, timed_out);
+    PointToPointFailed(std::move(what), peers, cause, timed_out);
   }
   if (sent != bytes) {
     throw std::invalid_argument(StrCat("recv: rank ", options_.global_ranks[from], " sent ", sent,
@@ -642,6 +498,8 @@ int ProcessGroup::Recv(void* data, size_t count, DType dtype, int src, uint32_t 
   }
   return from;
 }
+
+const ProcessGroupRegistrar gloo_registrar("gloo", &MakeProcessGroup<GlooProcessGroup>);
 
 }  // namespace distributed
 }  // namespace oneflow
