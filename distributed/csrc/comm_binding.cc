@@ -1,8 +1,8 @@
-// oneflow.distributed._comm: the TCP store and the gloo process group for Python.
+// oneflow.distributed._native: the TCP store and the process groups for Python.
 //
 // Tensors cross as (data pointer, element count, dtype name); the Python layer
-// (oneflow/distributed/_collectives.py) checks them and passes contiguous CPU
-// buffers. Every blocking call releases the GIL, so other Python threads (a
+// (oneflow/distributed/_collectives.py) checks them and passes contiguous
+// buffers on the group's device. Every blocking call releases the GIL, so other Python threads (a
 // DataLoader, a watchdog) keep running while a rank waits for its peers.
 
 #include <pybind11/pybind11.h>
@@ -16,9 +16,6 @@
 #include <vector>
 
 #include "distributed/csrc/comm_error.h"
-#ifdef OF_WITH_NCCL
-#include "distributed/csrc/nccl_process_group.h"
-#endif
 #include "distributed/csrc/process_group.h"
 #include "distributed/csrc/reduce_ops.h"
 #include "distributed/csrc/tcp_store.h"
@@ -94,26 +91,18 @@ A client of the TCP key-value store, as ``rank``; connects within ``timeout`` se
       .def_property_readonly("rank", &TcpStore::rank);
 }
 
+// One class for every backend: new_group makes a group of a backend by name (gloo, or nccl in
+// a --config=cuda build with NCCL), and the Python layer calls any group the same way.
 void BindProcessGroup(py::module_& m) {
   using PG = ProcessGroup;
   py::class_<PG, std::shared_ptr<PG>>(m, "ProcessGroup", R"doc(
-Collectives among ``global_ranks`` over gloo's TCP transport. Buffers are
-(address, element count, dtype name); ranks are within the group.)doc")
-      .def(py::init([](std::shared_ptr<TcpStore> store, const std::string& name, int rank,
-                       const std::vector<int>& global_ranks, const std::string& hostname,
-                       double timeout) {
-             GroupOptions o;
-             o.name = name;
-             o.rank = rank;
-             o.global_ranks = global_ranks;
-             o.hostname = hostname;
-             o.timeout = Millis(timeout);
-             return std::make_shared<PG>(std::move(store), std::move(o));
-           }),
-           py::arg("store"), py::arg("name"), py::arg("rank"), py::arg("global_ranks"),
-           py::arg("hostname"), py::arg("timeout"), NoGil())
+Collectives among ``global_ranks`` over one backend (``backend``: "gloo" for CPU buffers, "nccl"
+for buffers on GPU ``device``). Buffers are (address, element count, dtype name); ranks are within
+the group. An operation the backend lacks raises RuntimeError.)doc")
+      .def_property_readonly("backend", &PG::backend)
       .def_property_readonly("rank", &PG::rank)
       .def_property_readonly("size", &PG::size)
+      .def_property_readonly("device", &PG::device)
       .def_property_readonly("global_ranks", &PG::global_ranks)
       .def_property_readonly("name", &PG::name)
       .def_property(
@@ -186,103 +175,39 @@ Collectives among ``global_ranks`` over gloo's TCP transport. Buffers are
              uint32_t tag) { return pg.Recv(Ptr(data), count, ParseDType(dtype), src, tag); },
           py::arg("data"), py::arg("count"), py::arg("dtype"), py::arg("src"), py::arg("tag"),
           NoGil());
-}
 
-#ifdef OF_WITH_NCCL
-// NCCL gathers and scatters equal blocks; the counts list keeps ProcessGroup's signature.
-size_t EqualCount(const char* what, const std::vector<size_t>& counts, int size) {
-  if (counts.size() != static_cast<size_t>(size)) {
-    throw std::invalid_argument(StrCat(what, ": expected ", size, " counts, got ", counts.size()));
-  }
-  for (size_t c : counts) {
-    if (c != counts[0]) {
-      throw std::invalid_argument(
-          StrCat(what,
-                 ": the NCCL backend needs the same size on every rank; use the gloo backend "
-                 "(CPU tensors) for uneven sizes"));
-    }
-  }
-  return counts[0];
+  m.def(
+      "new_group",
+      [](const std::string& backend, std::shared_ptr<TcpStore> store, const std::string& name,
+         int rank, const std::vector<int>& global_ranks, double timeout,
+         const std::string& hostname, int device) {
+        GroupOptions o;
+        o.name = name;
+        o.rank = rank;
+        o.global_ranks = global_ranks;
+        o.hostname = hostname;
+        o.device = device;
+        o.timeout = Millis(timeout);
+        return NewProcessGroup(backend, std::move(store), std::move(o));
+      },
+      py::arg("backend"), py::arg("store"), py::arg("name"), py::arg("rank"),
+      py::arg("global_ranks"), py::arg("timeout"), py::arg("hostname") = "127.0.0.1",
+      py::arg("device") = -1, NoGil(), R"doc(
+A process group of ``backend`` ("gloo", or "nccl" in a build with NCCL) among ``global_ranks``,
+as ``rank``; its keys live under ``name`` in ``store``. gloo listens on ``hostname``; nccl runs on
+GPU ``device``. Blocks until every member has joined or ``timeout`` seconds pass.)doc");
+  m.def("backends", &ProcessGroupBackends, "The backends this build has, sorted.");
 }
-
-// Buffers are device pointers on the group's GPU; the methods take ProcessGroup's arguments, so
-// the Python layer calls either the same way.
-void BindNcclProcessGroup(py::module_& m) {
-  using PG = NcclProcessGroup;
-  py::class_<PG, std::shared_ptr<PG>>(m, "NcclProcessGroup", R"doc(
-Collectives among ``global_ranks`` over NCCL on GPU ``device``. Buffers are
-(device address, element count, dtype name); ranks are within the group.)doc")
-      .def(py::init([](std::shared_ptr<TcpStore> store, const std::string& name, int rank,
-                       const std::vector<int>& global_ranks, int device, double timeout) {
-             GroupOptions o;
-             o.name = name;
-             o.rank = rank;
-             o.global_ranks = global_ranks;
-             o.timeout = Millis(timeout);
-             return std::make_shared<PG>(std::move(store), std::move(o), device);
-           }),
-           py::arg("store"), py::arg("name"), py::arg("rank"), py::arg("global_ranks"),
-           py::arg("device"), py::arg("timeout"), NoGil())
-      .def_property_readonly("rank", &PG::rank)
-      .def_property_readonly("size", &PG::size)
-      .def_property_readonly("device", &PG::device)
-      .def(
-          "all_reduce",
-          [](PG& pg, uintptr_t data, size_t count, const std::string& dtype,
-             const std::string& op) {
-            pg.AllReduce(Ptr(data), count, ParseDType(dtype), ParseReduceOp(op));
-          },
-          py::arg("data"), py::arg("count"), py::arg("dtype"), py::arg("op"), NoGil())
-      .def(
-          "broadcast",
-          [](PG& pg, uintptr_t data, size_t count, const std::string& dtype, int root) {
-            pg.Broadcast(Ptr(data), count, ParseDType(dtype), root);
-          },
-          py::arg("data"), py::arg("count"), py::arg("dtype"), py::arg("root"), NoGil())
-      .def(
-          "all_gather",
-          [](PG& pg, uintptr_t in, uintptr_t out, const std::vector<size_t>& counts,
-             const std::string& dtype) {
-            pg.AllGather(Ptr(in), Ptr(out), EqualCount("all_gather", counts, pg.size()),
-                         ParseDType(dtype));
-          },
-          py::arg("input"), py::arg("output"), py::arg("counts"), py::arg("dtype"), NoGil())
-      .def(
-          "reduce_scatter",
-          [](PG& pg, uintptr_t in, uintptr_t out, const std::vector<size_t>& counts,
-             const std::string& dtype, const std::string& op) {
-            pg.ReduceScatter(Ptr(in), Ptr(out), EqualCount("reduce_scatter", counts, pg.size()),
-                             ParseDType(dtype), ParseReduceOp(op));
-          },
-          py::arg("input"), py::arg("output"), py::arg("counts"), py::arg("dtype"), py::arg("op"),
-          NoGil())
-      .def(
-          "all_to_all",
-          [](PG& pg, uintptr_t in, const std::vector<size_t>& in_counts, uintptr_t out,
-             const std::vector<size_t>& out_counts, const std::string& dtype) {
-            pg.AllToAll(Ptr(in), in_counts, Ptr(out), out_counts, ParseDType(dtype));
-          },
-          py::arg("input"), py::arg("input_counts"), py::arg("output"), py::arg("output_counts"),
-          py::arg("dtype"), NoGil())
-      .def("barrier", &PG::Barrier, NoGil());
-}
-#endif  // OF_WITH_NCCL
 
 }  // namespace
 
-PYBIND11_MODULE(_comm, m) {
-  m.doc() = "The TCP store and gloo process groups behind oneflow.distributed.";
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "The TCP store and the process groups (gloo, NCCL) behind oneflow.distributed.";
   // pybind11 tries translators newest first, so the subclass is registered last.
   auto& error = py::register_exception<CommError>(m, "DistributedError", PyExc_RuntimeError);
   py::register_exception<CommTimeoutError>(m, "DistributedTimeoutError", error.ptr());
   BindStore(m);
   BindProcessGroup(m);
-#ifdef OF_WITH_NCCL
-  BindNcclProcessGroup(m);
-  m.attr("nccl_available") = true;
-#else
-  m.attr("nccl_available") = false;
-#endif
 }
 
 }  // namespace distributed

@@ -2,7 +2,6 @@
 
 #include <cuda_runtime.h>
 #include <nccl.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <stdexcept>
@@ -15,16 +14,6 @@ namespace distributed {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string JoinRanks(const std::vector<int>& ranks) {
-  std::string s = "[";
-  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
-  return s + "]";
-}
-
-double Seconds(std::chrono::milliseconds d) { return static_cast<double>(d.count()) / 1000.0; }
-
-std::vector<char> Bytes(const std::string& s) { return std::vector<char>(s.begin(), s.end()); }
 
 void CheckCuda(cudaError_t e, const std::string& what) {
   if (e != cudaSuccess) throw CommError(StrCat(what, ": CUDA error: ", cudaGetErrorString(e)));
@@ -92,21 +81,11 @@ struct NcclProcessGroup::State {
   int* scratch = nullptr;
 };
 
-NcclProcessGroup::NcclProcessGroup(std::shared_ptr<TcpStore> store, GroupOptions options,
-                                   int device)
-    : store_(std::move(store)),
-      options_(std::move(options)),
-      device_(device),
-      state_(new State),
-      owner_pid_(::getpid()) {
-  const int n = size();
-  if (n < 1 || options_.rank < 0 || options_.rank >= n) {
-    throw std::invalid_argument(StrCat("NCCL process group '", options_.name, "': rank ",
-                                       options_.rank, " is outside a group of ", n, " ranks"));
-  }
-  const std::string where =
-      StrCat("setting up the NCCL process group of ranks ", RankList(), " on GPU ", device_);
-  CheckCuda(cudaSetDevice(device_), where);
+NcclProcessGroup::NcclProcessGroup(std::shared_ptr<TcpStore> store, GroupOptions options)
+    : ProcessGroup(std::move(store), std::move(options), "NCCL process group"), state_(new State) {
+  const std::string where = StrCat("setting up the NCCL process group of ranks ", RankList(),
+                                   " on GPU ", options_.device);
+  CheckCuda(cudaSetDevice(options_.device), where);
   CheckCuda(cudaStreamCreateWithFlags(&state_->stream, cudaStreamNonBlocking), where);
   CheckCuda(cudaMalloc(reinterpret_cast<void**>(&state_->scratch), sizeof(int)), where);
 
@@ -128,37 +107,23 @@ NcclProcessGroup::NcclProcessGroup(std::shared_ptr<TcpStore> store, GroupOptions
   }
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;  // so that a rank that never joins makes this time out, not hang
-  ncclResult_t r = ncclCommInitRankConfig(&state_->comm, n, id, options_.rank, &config);
+  ncclResult_t r = ncclCommInitRankConfig(&state_->comm, size(), id, options_.rank, &config);
   if (!Pending(r)) throw CommError(StrCat(where, " failed: ", ncclGetErrorString(r)));
-  store_->SetNoReply(StrCat(options_.name, "/joined/", options_.rank), {'1'});
+  MarkJoined();
   bool timed_out = false;
   std::string error = WaitDone(Clock::now() + options_.timeout, &timed_out);
   if (!error.empty()) {
-    std::vector<int> missing;
-    try {
-      for (int g = 0; g < n; ++g) {
-        if (!store_->Check({StrCat(options_.name, "/joined/", g)})) {
-          missing.push_back(options_.global_ranks[g]);
-        }
-      }
-    } catch (const std::exception&) {
-    }
-    ncclCommAbort(state_->comm);
-    state_->comm = nullptr;
-    std::string msg = StrCat(where, " failed");
-    if (!missing.empty()) msg += StrCat(": ranks ", JoinRanks(missing), " never joined");
-    msg += StrCat(" (timeout ", Seconds(options_.timeout), " s; ", error, ")");
-    if (timed_out) throw CommTimeoutError(msg);
-    throw CommError(msg);
+    Abort();
+    SetupFailed(where, error, timed_out);
   }
 }
 
 NcclProcessGroup::~NcclProcessGroup() {
-  if (::getpid() != owner_pid_) {
+  if (InForkedChild()) {
     (void)state_.release();  // a forked child: the communicator and the stream are the parent's
     return;
   }
-  cudaSetDevice(device_);
+  cudaSetDevice(options_.device);
   if (state_->comm != nullptr) {
     // A broken group may have operations stuck on the device: abort rather than wait for them.
     if (broken_.empty()) {
@@ -170,8 +135,6 @@ NcclProcessGroup::~NcclProcessGroup() {
   if (state_->scratch != nullptr) cudaFree(state_->scratch);
   if (state_->stream != nullptr) cudaStreamDestroy(state_->stream);
 }
-
-std::string NcclProcessGroup::RankList() const { return JoinRanks(options_.global_ranks); }
 
 std::string NcclProcessGroup::WaitDone(Clock::time_point deadline, bool* timed_out) {
   *timed_out = false;
@@ -195,44 +158,20 @@ std::string NcclProcessGroup::WaitDone(Clock::time_point deadline, bool* timed_o
   }
 }
 
-std::string NcclProcessGroup::MissingRanks(uint64_t seq) {
-  std::vector<int> missing;
-  try {
-    for (int r = 0; r < size(); ++r) {
-      if (r == rank()) continue;
-      auto record =
-          store_->TryGet(StrCat(options_.name, "/arrived/", r), std::chrono::milliseconds(0));
-      uint64_t theirs = 0;
-      if (record) theirs = std::stoull(std::string(record->begin(), record->end()));
-      if (theirs < seq) missing.push_back(options_.global_ranks[r]);
-    }
-  } catch (const std::exception& e) {
-    return StrCat("the store could not tell which ranks are missing (", e.what(), ")");
-  }
-  if (missing.empty()) return "every rank entered it (a peer may have failed in it)";
-  return StrCat("ranks ", JoinRanks(missing), " never arrived");
-}
-
-void NcclProcessGroup::Failed(const std::string& what, bool timed_out) {
-  broken_ = what;
+void NcclProcessGroup::Abort() {
   if (state_->comm != nullptr) {
     ncclCommAbort(state_->comm);
     state_->comm = nullptr;
   }
-  if (timed_out) throw CommTimeoutError(what);
-  throw CommError(what);
 }
 
 template <typename Fn>
 void NcclProcessGroup::Run(const char* name, const std::string& args, Fn&& enqueue) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!broken_.empty()) {
-    throw CommError(StrCat(name, ": the NCCL process group of ranks ", RankList(),
-                           " is unusable after an earlier failure: ", broken_));
-  }
-  CheckCuda(cudaSetDevice(device_), name);
-  const uint64_t seq = ++seq_;
-  store_->SetNoReply(StrCat(options_.name, "/arrived/", rank()), Bytes(std::to_string(seq)));
+  const std::string signature = StrCat(name, "(", args, ")");
+  CheckUsable(name);
+  CheckCuda(cudaSetDevice(options_.device), name);
+  const uint64_t seq = Arrive(name, signature);
   const auto start = Clock::now();
   ncclResult_t r = enqueue(state_->comm, state_->stream);
   bool timed_out = false;
@@ -240,45 +179,53 @@ void NcclProcessGroup::Run(const char* name, const std::string& args, Fn&& enque
       Pending(r) ? WaitDone(start + options_.timeout, &timed_out)
                  : StrCat("NCCL: ", ncclGetErrorString(r), ": ", ncclGetLastError(state_->comm));
   if (error.empty()) return;
-  const std::string head =
-      timed_out ? StrCat(name, "(", args, ") timed out after ", Seconds(options_.timeout), " s")
-                : StrCat(name, "(", args, ") failed");
-  Failed(StrCat(head, " on the NCCL group of ranks ", RankList(), " (rank ",
-                options_.global_ranks[rank()], ", operation #", seq, "): ", MissingRanks(seq), " [",
-                error, "]"),
-         timed_out);
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  Fail(OperationFailure(name, signature, seq, elapsed, timed_out), error, timed_out);
+}
+
+size_t NcclProcessGroup::EqualCount(const char* what, const std::vector<size_t>& counts) const {
+  CheckCounts(what, "counts", counts);
+  for (size_t c : counts) {
+    if (c != counts[0]) {
+      throw std::invalid_argument(
+          StrCat(what,
+                 ": the NCCL backend needs the same size on every rank; use the gloo backend "
+                 "(CPU tensors) for uneven sizes"));
+    }
+  }
+  return counts[0];
 }
 
 void NcclProcessGroup::AllReduce(void* data, size_t count, DType dtype, ReduceOp op) {
   const ncclDataType_t type = NcclType(dtype, "all_reduce");
   const ncclRedOp_t red = NcclOp(dtype, op, "all_reduce");
-  Run("all_reduce", StrCat(DTypeName(dtype), ", ", count, " elements"),
+  Run("all_reduce", StrCat(DTypeName(dtype), ", ", count, " elements, ", ReduceOpName(op)),
       [&](ncclComm_t comm, cudaStream_t stream) {
         return ncclAllReduce(data, data, count, type, red, comm, stream);
       });
 }
 
 void NcclProcessGroup::Broadcast(void* data, size_t count, DType dtype, int root) {
-  if (root < 0 || root >= size()) {
-    throw std::invalid_argument(
-        StrCat("broadcast: src must be a rank of the group (0 to ", size() - 1, "), got ", root));
-  }
+  CheckRank("broadcast", "src", root);
   const ncclDataType_t type = NcclType(dtype, "broadcast");
-  Run("broadcast", StrCat(count, " elements, src ", root),
+  Run("broadcast", StrCat(count * ItemSize(dtype), " bytes, src ", root),
       [&](ncclComm_t comm, cudaStream_t stream) {
         return ncclBroadcast(data, data, count, type, root, comm, stream);
       });
 }
 
-void NcclProcessGroup::AllGather(const void* in, void* out, size_t count, DType dtype) {
+void NcclProcessGroup::AllGather(const void* in, void* out, const std::vector<size_t>& counts,
+                                 DType dtype) {
+  const size_t count = EqualCount("all_gather", counts);
   const ncclDataType_t type = NcclType(dtype, "all_gather");
   Run("all_gather", StrCat(count, " elements per rank"), [&](ncclComm_t comm, cudaStream_t stream) {
     return ncclAllGather(in, out, count, type, comm, stream);
   });
 }
 
-void NcclProcessGroup::ReduceScatter(const void* in, void* out, size_t count, DType dtype,
-                                     ReduceOp op) {
+void NcclProcessGroup::ReduceScatter(const void* in, void* out, const std::vector<size_t>& counts,
+                                     DType dtype, ReduceOp op) {
+  const size_t count = EqualCount("reduce_scatter", counts);
   const ncclDataType_t type = NcclType(dtype, "reduce_scatter");
   const ncclRedOp_t red = NcclOp(dtype, op, "reduce_scatter");
   Run("reduce_scatter", StrCat(count, " elements per rank"),
@@ -289,18 +236,9 @@ void NcclProcessGroup::ReduceScatter(const void* in, void* out, size_t count, DT
 
 void NcclProcessGroup::AllToAll(const void* in, const std::vector<size_t>& in_counts, void* out,
                                 const std::vector<size_t>& out_counts, DType dtype) {
-  if (in_counts.size() != static_cast<size_t>(size()) ||
-      out_counts.size() != static_cast<size_t>(size())) {
-    throw std::invalid_argument(
-        StrCat("all_to_all: expected ", size(),
-               " input and output split sizes (one per rank of the group)"));
-  }
-  if (in_counts[rank()] != out_counts[rank()]) {
-    throw std::invalid_argument(StrCat("all_to_all: this rank sends itself ", in_counts[rank()],
-                                       " elements but expects to receive ", out_counts[rank()]));
-  }
+  CheckAllToAllCounts(in_counts, out_counts);
   const ncclDataType_t type = NcclType(dtype, "all_to_all");
-  const size_t esize = ElementSize(dtype);
+  const size_t esize = ItemSize(dtype);
   Run("all_to_all", StrCat(esize, "-byte elements"), [&](ncclComm_t comm, cudaStream_t stream) {
     ncclResult_t r = ncclGroupStart();
     if (r != ncclSuccess) return r;
@@ -330,6 +268,25 @@ void NcclProcessGroup::Barrier() {
     return ncclAllReduce(scratch, scratch, 1, ncclInt32, ncclSum, comm, stream);
   });
 }
+
+// The Python layer runs these on the gloo group beside the NCCL one.
+constexpr char kUseGloo[] = "use a gloo group (CPU tensors)";
+
+void NcclProcessGroup::Reduce(void*, size_t, DType, ReduceOp, int) {
+  Unsupported("reduce", kUseGloo);
+}
+void NcclProcessGroup::Gather(const void*, void*, size_t, DType, int) {
+  Unsupported("gather", kUseGloo);
+}
+void NcclProcessGroup::Scatter(const void*, void*, size_t, DType, int) {
+  Unsupported("scatter", kUseGloo);
+}
+void NcclProcessGroup::Send(const void*, size_t, DType, int, uint32_t) {
+  Unsupported("send", kUseGloo);
+}
+int NcclProcessGroup::Recv(void*, size_t, DType, int, uint32_t) { Unsupported("recv", kUseGloo); }
+
+const ProcessGroupRegistrar nccl_registrar("nccl", &MakeProcessGroup<NcclProcessGroup>);
 
 }  // namespace distributed
 }  // namespace oneflow

@@ -1,34 +1,22 @@
 #ifndef DISTRIBUTED_CSRC_REDUCE_OPS_H_
 #define DISTRIBUTED_CSRC_REDUCE_OPS_H_
 
-// Element types and reductions of the communication layer.
+// The reductions of the communication layer, on the core's element types.
 //
-// Buffers reach the process group as raw bytes plus a dtype name, so this
-// extension does not link the core runtime; the names are the core's
-// (str(oneflow.float32) without the "oneflow." prefix). float16 and bfloat16
-// reduce in float32 (convert, reduce, round once), so a sum over ranks equals
-// the float32 sum rounded to the 16-bit type, whatever the ring order.
+// Buffers reach the process group as raw bytes plus a dtype name, the core's
+// (str(oneflow.float32) without the "oneflow." prefix). The dtype enum, its
+// table and the float16/bfloat16 conversions are the core's (core/runtime:dtype,
+// a leaf library of its own), not the core runtime's. float16 and bfloat16
+// reduce in float32 (convert, reduce, round once).
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "core/runtime/dtype.h"
+
 namespace oneflow {
 namespace distributed {
-
-// Kept in sync with the names in ParseDType (reduce_ops.cc).
-enum class DType {
-  kBool,
-  kUInt8,
-  kInt8,
-  kInt16,
-  kInt32,
-  kInt64,
-  kFloat16,
-  kBFloat16,
-  kFloat32,
-  kFloat64,
-};
 
 // Kept in sync with ReduceOp in oneflow/distributed/_process_group.py.
 enum class ReduceOp { kSum, kProduct, kMin, kMax, kAvg, kBand, kBor, kBxor };
@@ -36,10 +24,7 @@ enum class ReduceOp { kSum, kProduct, kMin, kMax, kAvg, kBand, kBor, kBxor };
 // Both throw std::invalid_argument (a Python ValueError) for unknown names.
 DType ParseDType(const std::string& name);
 ReduceOp ParseReduceOp(const std::string& name);
-const char* DTypeName(DType dtype);
 const char* ReduceOpName(ReduceOp op);
-size_t ElementSize(DType dtype);
-bool IsFloating(DType dtype);
 
 // The dtype a reduction computes in: float32 for the 16-bit floats, else the dtype.
 DType ComputeDType(DType dtype);

@@ -9,7 +9,7 @@ Python: every .py file is parsed; its import statements and the string arguments
 - distributed and graph may use all of oneflow, private modules included, but not each other nor
   the application packages.
 - libai, flowvision and serving use only the public oneflow API: no oneflow._C, no module with a
-  private component (oneflow._tensor, oneflow.distributed._coll, ...). oneflow._plugin, the
+  private component (oneflow._tensor, oneflow.distributed._collectives, ...). oneflow._plugin, the
   version check each of them runs at import, is the one exception: it is the plugin interface.
 
 C++: every #include of a repository file goes to the same layer or one below:
@@ -230,7 +230,7 @@ def test_plugins_are_found():
         ("graph/oneflow/nn/graph/x.py", "from oneflow.distributed import env", True),
         ("flowvision/flowvision/x.py", "from oneflow import _C", True),
         ("flowvision/flowvision/x.py", "import oneflow.nn.functional as F\nimport oneflow as flow", False),
-        ("flowvision/flowvision/x.py", "from oneflow.distributed._coll import x", True),
+        ("flowvision/flowvision/x.py", "from oneflow.distributed._collectives import x", True),
         ("flowvision/flowvision/x.py", "from oneflow._plugin import check_oneflow_requirement", False),
         ("flowvision/x_test.py", "from oneflow import _C", False),
         ("libai/libai/x.py", "import oneflow_serving", True),

@@ -243,7 +243,7 @@ def of_python_package(name, module_dir, dist_name, summary, oneflow_requirement,
         written into _version.py (checked at import) and into the wheel's
         Requires-Dist, so the two never disagree.
       extensions: compiled modules of the package (`of_pybind_extension` outputs
-        under module_dir, e.g. ":oneflow/distributed/_comm.so"); they ship in
+        under module_dir, e.g. ":oneflow/distributed/_native.so"); they ship in
         the library and the wheel, which then becomes platform specific.
       package_data: glob patterns (relative to the Bazel package) of non-Python
         files under module_dir that ship in the library's runfiles and in the

@@ -15,7 +15,7 @@ This package contributes the ``oneflow.distributed`` name to the core package. I
 
 Placement, SBP and boxing, and DistributedDataParallel build on these and come next.
 
-The compiled part (``oneflow/distributed/_comm.so``) links the system's gloo library at run
+The compiled part (``oneflow/distributed/_native.so``) links the system's gloo library at run
 time: install it with ``apt-get install libgloo0`` (Debian/Ubuntu; ``libgloo-dev`` to build).
 The NCCL backend needs a ``--config=cuda`` build and a GPU.
 """
@@ -31,7 +31,7 @@ from oneflow.distributed._version import ONEFLOW_REQUIREMENT, __version__  # noq
 _check("oneflow-distributed", ONEFLOW_REQUIREMENT)
 
 try:
-    from oneflow.distributed import _comm  # noqa: F401 (fails here, with a clear message, if libgloo is missing)
+    from oneflow.distributed import _native  # noqa: F401 (fails here, with a clear message, if libgloo is missing)
 except ImportError as e:
     raise ImportError(
         f"oneflow.distributed: its compiled part could not be loaded ({e}). It needs the system gloo "

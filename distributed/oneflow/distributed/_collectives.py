@@ -1,8 +1,10 @@
-"""torch.distributed-style collectives on local oneflow tensors.
+"""torch.distributed-style collectives on local oneflow tensors, the public ones of
+``oneflow.distributed`` (``all_reduce``, ``all_gather``, ...; DDP's).
 
 Each function checks its arguments on the calling rank (types, dtypes, sizes, ranks) and
-raises an exception naming the function and what it expected; then it hands contiguous CPU
-buffers to the process group (``_comm``), copying in and out for non-contiguous tensors.
+raises an exception naming the function and what it expected; then it hands contiguous
+buffers to the group's C++ process group for the tensors' device (``backend_group``), copying in
+and out for non-contiguous tensors.
 Ranks in arguments (``src``, ``dst``) are global ranks. The calls block until done; with
 ``async_op=True`` they return a :class:`Work` that is already complete.
 """
@@ -15,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import oneflow as flow
-from oneflow.distributed._process_group import ProcessGroup, ReduceOp, _group
+from oneflow.distributed._process_group import ProcessGroup, ReduceOp, _group, backend_group, dtype_name
 
 __all__ = [
     "Work",
@@ -60,23 +62,6 @@ _DONE = Work()
 
 def _done(async_op: bool) -> Work | None:
     return _DONE if async_op else None
-
-
-def _impl(fn: str, group: ProcessGroup | None, tensor=None):
-    """The group's C++ process group, or None when this rank is not a member (nothing to do):
-    for a CUDA ``tensor``, the group's NCCL one (both take the same arguments)."""
-    g = _group(fn, group)
-    if tensor is None or tensor.device.type == "cpu":
-        return g._impl
-    if g._backend != "nccl":
-        raise RuntimeError(
-            f"{fn}: the tensors are on {tensor.device}, but the group's backend is gloo, which works on CPU "
-            "tensors; CUDA tensors need init_process_group('nccl') (a `--config=cuda` build)"
-        )
-    if g._nccl is not None and tensor.device.index not in (None, g._nccl.device):
-        raise ValueError(f"{fn}: the tensors are on {tensor.device}, but this rank's NCCL group works on "
-                         f"cuda:{g._nccl.device} (its LOCAL_RANK)")
-    return g._nccl
 
 
 def _check_tensor(fn: str, arg: str, t, cuda: bool = False) -> None:
@@ -131,10 +116,6 @@ def _group_rank(fn: str, arg: str, group: ProcessGroup | None, rank) -> int:
     return g.ranks.index(rank)
 
 
-def _dtype_name(t) -> str:
-    return str(t.dtype).rsplit(".", 1)[-1]
-
-
 def _ptr(t) -> int:
     return t.data_ptr()
 
@@ -185,11 +166,11 @@ def all_reduce(tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | None =
     fn = "all_reduce"
     _check_tensor(fn, "tensor", tensor, cuda=True)
     name = _op(fn, op)
-    pg = _impl(fn, group, tensor)
+    pg = backend_group(fn, group, tensor)
     if pg is None:
         return None
     buf = _contiguous(tensor)
-    pg.all_reduce(_ptr(buf), buf.numel(), _dtype_name(buf), name)
+    pg.all_reduce(_ptr(buf), buf.numel(), dtype_name(buf), name)
     _write_back(tensor, buf)
     return _done(async_op)
 
@@ -208,12 +189,12 @@ def reduce(tensor, dst: int, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | 
     fn = "reduce"
     _check_tensor(fn, "tensor", tensor)
     name = _op(fn, op)
-    pg = _impl(fn, group)
+    pg = backend_group(fn, group)
     if pg is None:
         return None
     root = _group_rank(fn, "dst", group, dst)
     buf = _contiguous(tensor)
-    pg.reduce(_ptr(buf), buf.numel(), _dtype_name(buf), name, root)
+    pg.reduce(_ptr(buf), buf.numel(), dtype_name(buf), name, root)
     if pg.rank == root:
         _write_back(tensor, buf)
     return _done(async_op)
@@ -228,12 +209,12 @@ def broadcast(tensor, src: int, group: ProcessGroup | None = None, async_op: boo
     """
     fn = "broadcast"
     _check_tensor(fn, "tensor", tensor, cuda=True)
-    pg = _impl(fn, group, tensor)
+    pg = backend_group(fn, group, tensor)
     if pg is None:
         return None
     root = _group_rank(fn, "src", group, src)
     buf = _contiguous(tensor)
-    pg.broadcast(_ptr(buf), buf.numel(), _dtype_name(buf), root)
+    pg.broadcast(_ptr(buf), buf.numel(), dtype_name(buf), root)
     if pg.rank != root:
         _write_back(tensor, buf)
     return _done(async_op)
@@ -260,7 +241,7 @@ def all_gather(tensor_list: list, tensor, group: ProcessGroup | None = None, asy
     fn = "all_gather"
     _check_tensor(fn, "tensor", tensor)
     g = _group(fn, group)
-    pg = g._impl
+    pg = backend_group(fn, g)
     if pg is None:
         return None
     outputs = _check_list(fn, "tensor_list", tensor_list, g.size(), tensor.dtype)
@@ -272,7 +253,7 @@ def all_gather(tensor_list: list, tensor, group: ProcessGroup | None = None, asy
         )
     src = _contiguous(tensor)
     flat = flow.empty(sum(counts), dtype=tensor.dtype)
-    pg.all_gather(_ptr(src), _ptr(flat), counts, _dtype_name(src))
+    pg.all_gather(_ptr(src), _ptr(flat), counts, dtype_name(src))
     _unflatten(flat, outputs)
     return _done(async_op)
 
@@ -290,7 +271,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group: ProcessGroup | No
     _check_dtype(fn, "output_tensor", output_tensor, input_tensor.dtype)
     _check_device(fn, output_tensor, input_tensor)
     g = _group(fn, group)
-    pg = _impl(fn, group, input_tensor)
+    pg = backend_group(fn, group, input_tensor)
     if pg is None:
         return None
     n = input_tensor.numel()
@@ -301,7 +282,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group: ProcessGroup | No
         )
     src = _contiguous(input_tensor)
     out = _contiguous(output_tensor)
-    pg.all_gather(_ptr(src), _ptr(out), [n] * g.size(), _dtype_name(src))
+    pg.all_gather(_ptr(src), _ptr(out), [n] * g.size(), dtype_name(src))
     _write_back(output_tensor, out)
     return _done(async_op)
 
@@ -322,7 +303,7 @@ def reduce_scatter(output, input_list: list, op: ReduceOp = ReduceOp.SUM, group:
     _check_tensor(fn, "output", output)
     name = _op(fn, op)
     g = _group(fn, group)
-    pg = g._impl
+    pg = backend_group(fn, g)
     if pg is None:
         return None
     inputs = _check_list(fn, "input_list", input_list, g.size(), output.dtype)
@@ -334,7 +315,7 @@ def reduce_scatter(output, input_list: list, op: ReduceOp = ReduceOp.SUM, group:
         )
     flat = _flat(inputs, output.dtype)
     out = _contiguous(output)
-    pg.reduce_scatter(_ptr(flat), _ptr(out), counts, _dtype_name(out), name)
+    pg.reduce_scatter(_ptr(flat), _ptr(out), counts, dtype_name(out), name)
     _write_back(output, out)
     return _done(async_op)
 
@@ -353,7 +334,7 @@ def reduce_scatter_tensor(output, input, op: ReduceOp = ReduceOp.SUM, group: Pro
     _check_device(fn, output, input)
     name = _op(fn, op)
     g = _group(fn, group)
-    pg = _impl(fn, group, input)
+    pg = backend_group(fn, group, input)
     if pg is None:
         return None
     n = output.numel()
@@ -364,7 +345,7 @@ def reduce_scatter_tensor(output, input, op: ReduceOp = ReduceOp.SUM, group: Pro
         )
     src = _contiguous(input)
     out = _contiguous(output)
-    pg.reduce_scatter(_ptr(src), _ptr(out), [n] * g.size(), _dtype_name(out), name)
+    pg.reduce_scatter(_ptr(src), _ptr(out), [n] * g.size(), dtype_name(out), name)
     _write_back(output, out)
     return _done(async_op)
 
@@ -380,7 +361,7 @@ def all_to_all(output_tensor_list: list, input_tensor_list: list, group: Process
     """
     fn = "all_to_all"
     g = _group(fn, group)
-    pg = g._impl
+    pg = backend_group(fn, g)
     if pg is None:
         return None
     inputs = _check_list(fn, "input_tensor_list", input_tensor_list, g.size())
@@ -391,7 +372,7 @@ def all_to_all(output_tensor_list: list, input_tensor_list: list, group: Process
     out_counts = [t.numel() for t in outputs]
     flat_in = _flat(inputs, dtype)
     flat_out = flow.empty(sum(out_counts), dtype=dtype)
-    pg.all_to_all(_ptr(flat_in), in_counts, _ptr(flat_out), out_counts, _dtype_name(flat_in))
+    pg.all_to_all(_ptr(flat_in), in_counts, _ptr(flat_out), out_counts, dtype_name(flat_in))
     _unflatten(flat_out, outputs)
     return _done(async_op)
 
@@ -438,7 +419,7 @@ def all_to_all_single(output, input, output_split_sizes: Sequence[int] | None = 
     _check_dtype(fn, "output", output, input.dtype)
     _check_device(fn, output, input)
     g = _group(fn, group)
-    pg = _impl(fn, group, input)
+    pg = backend_group(fn, group, input)
     if pg is None:
         return None
     n = g.size()
@@ -455,7 +436,7 @@ def all_to_all_single(output, input, output_split_sizes: Sequence[int] | None = 
     src = _contiguous(input)
     out = _contiguous(output)
     pg.all_to_all(_ptr(src), [s * in_row for s in in_splits], _ptr(out), [s * out_row for s in out_splits],
-                  _dtype_name(src))
+                  dtype_name(src))
     _write_back(output, out)
     return _done(async_op)
 
@@ -473,7 +454,7 @@ def gather(tensor, gather_list: list | None = None, dst: int = 0, group: Process
     fn = "gather"
     _check_tensor(fn, "tensor", tensor)
     g = _group(fn, group)
-    pg = g._impl
+    pg = backend_group(fn, g)
     if pg is None:
         return None
     root = _group_rank(fn, "dst", group, dst)
@@ -488,12 +469,12 @@ def gather(tensor, gather_list: list | None = None, dst: int = 0, group: Process
                     f"{fn}: gather_list[{i}] has {t.numel()} elements, expected {tensor.numel()} (tensor's)"
                 )
         flat = flow.empty(tensor.numel() * g.size(), dtype=tensor.dtype)
-        pg.gather(_ptr(src), _ptr(flat), tensor.numel(), _dtype_name(src), root)
+        pg.gather(_ptr(src), _ptr(flat), tensor.numel(), dtype_name(src), root)
         _unflatten(flat, outputs)
     else:
         if gather_list:
             raise ValueError(f"{fn}: gather_list must be None on rank {g.ranks[pg.rank]}, which is not dst {dst}")
-        pg.gather(_ptr(src), 0, tensor.numel(), _dtype_name(src), root)
+        pg.gather(_ptr(src), 0, tensor.numel(), dtype_name(src), root)
     return _done(async_op)
 
 
@@ -510,7 +491,7 @@ def scatter(tensor, scatter_list: list | None = None, src: int = 0, group: Proce
     fn = "scatter"
     _check_tensor(fn, "tensor", tensor)
     g = _group(fn, group)
-    pg = g._impl
+    pg = backend_group(fn, g)
     if pg is None:
         return None
     root = _group_rank(fn, "src", group, src)
@@ -525,11 +506,11 @@ def scatter(tensor, scatter_list: list | None = None, src: int = 0, group: Proce
                     f"{fn}: scatter_list[{i}] has {t.numel()} elements, expected {tensor.numel()} (tensor's)"
                 )
         flat = _flat(inputs, tensor.dtype)
-        pg.scatter(_ptr(flat), _ptr(out), tensor.numel(), _dtype_name(out), root)
+        pg.scatter(_ptr(flat), _ptr(out), tensor.numel(), dtype_name(out), root)
     else:
         if scatter_list:
             raise ValueError(f"{fn}: scatter_list must be None on rank {g.ranks[pg.rank]}, which is not src {src}")
-        pg.scatter(0, _ptr(out), tensor.numel(), _dtype_name(out), root)
+        pg.scatter(0, _ptr(out), tensor.numel(), dtype_name(out), root)
     _write_back(tensor, out)
     return _done(async_op)
 
@@ -549,12 +530,12 @@ def send(tensor, dst: int, group: ProcessGroup | None = None, tag: int = 0) -> N
     fn = "send"
     _check_tensor(fn, "tensor", tensor)
     _check_tag(fn, tag)
-    pg = _impl(fn, group)
+    pg = backend_group(fn, group)
     if pg is None:
         return
     peer = _group_rank(fn, "dst", group, dst)
     src = _contiguous(tensor)
-    pg.send(_ptr(src), src.numel(), _dtype_name(src), peer, tag)
+    pg.send(_ptr(src), src.numel(), dtype_name(src), peer, tag)
 
 
 def recv(tensor, src: int | None = None, group: ProcessGroup | None = None, tag: int = 0) -> int:
@@ -567,19 +548,19 @@ def recv(tensor, src: int | None = None, group: ProcessGroup | None = None, tag:
     _check_tensor(fn, "tensor", tensor)
     _check_tag(fn, tag)
     g = _group(fn, group)
-    pg = g._impl
+    pg = backend_group(fn, g)
     if pg is None:
         return -1
     peer = -1 if src is None else _group_rank(fn, "src", group, src)
     out = _contiguous(tensor)
-    sender = pg.recv(_ptr(out), out.numel(), _dtype_name(out), peer, tag)
+    sender = pg.recv(_ptr(out), out.numel(), dtype_name(out), peer, tag)
     _write_back(tensor, out)
     return g.ranks[sender]
 
 
 def barrier(group: ProcessGroup | None = None, async_op: bool = False, device_ids=None):
     """Blocks until every rank of ``group`` has entered the barrier."""
-    pg = _impl("barrier", group)
+    pg = backend_group("barrier", group)
     if pg is None:
         return None
     pg.barrier()
@@ -597,7 +578,7 @@ def all_gather_object(object_list: list, obj, group: ProcessGroup | None = None)
     """
     fn = "all_gather_object"
     g = _group(fn, group)
-    pg = g._impl
+    pg = backend_group(fn, g)
     if pg is None:
         return
     if not isinstance(object_list, list) or len(object_list) != g.size():
@@ -621,7 +602,7 @@ def broadcast_object_list(object_list: list, src: int = 0, group: ProcessGroup |
     objects; the lists must have the same length everywhere)."""
     fn = "broadcast_object_list"
     g = _group(fn, group)
-    pg = g._impl
+    pg = backend_group(fn, g)
     if pg is None:
         return
     root = _group_rank(fn, "src", group, src)

@@ -1,9 +1,12 @@
-"""Process groups: ``init_process_group``, ``new_group`` and the state behind them.
+"""Process groups: ``init_process_group``, ``new_group``, the state behind them, and the bridge to
+the compiled communication layer (the extension ``oneflow.distributed._native``).
 
 The world group is set up the way torch's ``env://`` does it: rank 0 hosts a TCP key-value
-store on ``MASTER_ADDR:MASTER_PORT``, every rank connects to it, and the gloo contexts of the
-groups exchange their addresses through it. Each group is a gloo context with its own TCP
-connections, set up under its own key prefix in the store.
+store on ``MASTER_ADDR:MASTER_PORT``, every rank connects to it, and the groups' backends
+exchange their addresses through it. A :class:`ProcessGroup` holds one C++ process group per
+backend it uses (``_native.ProcessGroup``, one interface over gloo and NCCL): a gloo one always (CPU
+tensors), an NCCL one besides on the ``"nccl"`` backend (CUDA tensors); :func:`backend_group`
+picks the one for a tensor, so the collectives never name a backend.
 """
 
 from __future__ import annotations
@@ -16,10 +19,10 @@ import socket
 import threading
 from collections.abc import Sequence
 
-from oneflow.distributed import _comm
+from oneflow.distributed import _native
 
-DistributedError = _comm.DistributedError
-DistributedTimeoutError = _comm.DistributedTimeoutError
+DistributedError = _native.DistributedError
+DistributedTimeoutError = _native.DistributedTimeoutError
 for _cls in (DistributedError, DistributedTimeoutError):
     _cls.__module__ = "oneflow.distributed"
 DistributedError.__doc__ = (
@@ -75,10 +78,10 @@ class ProcessGroup:
     collectives return without doing anything.
     """
 
-    def __init__(self, impl: _comm.ProcessGroup | None, ranks: Sequence[int], name: str, timeout: float,
-                 nccl=None, backend: str = "gloo"):
-        self._impl = impl
-        self._nccl = nccl  # the NCCL group for CUDA tensors (backend "nccl", on members)
+    def __init__(self, gloo: _native.ProcessGroup | None, ranks: Sequence[int], name: str, timeout: float,
+                 nccl: _native.ProcessGroup | None = None, backend: str = "gloo"):
+        self._gloo = gloo  # for CPU tensors; None on a rank that is not a member
+        self._nccl = nccl  # for CUDA tensors (backend "nccl", on members)
         self._backend = backend
         self._ranks = list(ranks)
         self._name = name
@@ -86,7 +89,11 @@ class ProcessGroup:
 
     def rank(self) -> int:
         """This process's rank within the group, or -1 when it is not a member."""
-        return self._impl.rank if self._impl is not None else -1
+        return self._gloo.rank if self._gloo is not None else -1
+
+    def _close(self) -> None:
+        """Drops the C++ groups: their contexts go, and their connections with them."""
+        self._gloo = self._nccl = None
 
     def size(self) -> int:
         """The number of ranks in the group."""
@@ -285,24 +292,25 @@ def init_process_group(
             raise RuntimeError(f"{fn}: the default process group is already initialized; "
                                "call destroy_process_group() first")
         hostname = _local_address(host)
-        server = _comm.TCPStoreServer(port) if rank == 0 else None
+        server = _native.TCPStoreServer(port) if rank == 0 else None
         try:
-            client = _comm.TCPStore(host, port, rank, seconds)
+            client = _native.TCPStore(host, port, rank, seconds)
             # gloo always: CPU tensors, objects and the fault diagnosis; NCCL besides for CUDA tensors.
-            impl = _comm.ProcessGroup(client, "world", rank, list(range(world_size)), hostname, seconds)
+            gloo = _native.new_group(Backend.GLOO, client, "world", rank, list(range(world_size)), seconds,
+                                hostname=hostname)
             nccl = _nccl_group(fn, client, "world_nccl", rank, list(range(world_size)), local_rank,
                                seconds) if use_nccl else None
         except BaseException:
             del server
             raise
         backend = Backend.NCCL if use_nccl else Backend.GLOO
-        group = ProcessGroup(impl, range(world_size), "world", seconds, nccl, backend)
+        group = ProcessGroup(gloo, range(world_size), "world", seconds, nccl, backend)
         _world = _World(server, client, group, rank, world_size, local_rank, hostname, seconds)
 
 
 def _nccl_group(fn: str, store, name: str, rank: int, members: list, device: int, seconds: float):
     try:
-        return _comm.NcclProcessGroup(store, name, rank, members, device, seconds)
+        return _native.new_group(Backend.NCCL, store, name, rank, members, seconds, device=device)
     except DistributedError as e:
         raise RuntimeError(f"{fn}: the NCCL group of ranks {members} could not start on GPU {device} (LOCAL_RANK): "
                            f"{e}") from e
@@ -328,6 +336,29 @@ def _group(fn: str, group: ProcessGroup | None) -> ProcessGroup:
     return group
 
 
+def backend_group(fn: str, group: ProcessGroup | None, tensor=None):
+    """The C++ group of ``group`` (default: the world) that runs ``fn`` on ``tensor``, or None
+    when this rank is not a member (nothing to do): the NCCL one for a CUDA ``tensor``, else the
+    gloo one. They take the same arguments: buffers as (address, element count, :func:`dtype_name`)."""
+    g = _group(fn, group)
+    if tensor is None or tensor.device.type == "cpu":
+        return g._gloo
+    if g._backend != Backend.NCCL:
+        raise RuntimeError(
+            f"{fn}: the tensors are on {tensor.device}, but the group's backend is gloo, which works on CPU "
+            "tensors; CUDA tensors need init_process_group('nccl') (a `--config=cuda` build)"
+        )
+    if g._nccl is not None and tensor.device.index not in (None, g._nccl.device):
+        raise ValueError(f"{fn}: the tensors are on {tensor.device}, but this rank's NCCL group works on "
+                         f"cuda:{g._nccl.device} (its LOCAL_RANK)")
+    return g._nccl
+
+
+def dtype_name(t) -> str:
+    """The name of ``t``'s dtype as the C++ groups take it ("float32", ...)."""
+    return str(t.dtype).rsplit(".", 1)[-1]
+
+
 def is_available() -> bool:
     """True: this build supports distributed (gloo over TCP)."""
     return True
@@ -340,7 +371,7 @@ def is_gloo_available() -> bool:
 
 def is_nccl_available() -> bool:
     """Whether this build has the NCCL backend (a ``--config=cuda`` build with NCCL)."""
-    return bool(getattr(_comm, "nccl_available", False))
+    return Backend.NCCL in _native.backends()
 
 
 def is_initialized() -> bool:
@@ -436,13 +467,14 @@ def new_group(
     with _lock:
         world.groups_created += 1
         name = f"group{world.groups_created}"
-    impl = nccl = None
+    gloo = nccl = None
     if world.rank in members:
-        impl = _comm.ProcessGroup(world.store, name, members.index(world.rank), members, world.hostname, seconds)
+        gloo = _native.new_group(Backend.GLOO, world.store, name, members.index(world.rank), members, seconds,
+                            hostname=world.hostname)
         if use_nccl:
             nccl = _nccl_group(fn, world.store, name + "_nccl", members.index(world.rank), members,
                                world.local_rank, seconds)
-    group = ProcessGroup(impl, members, name, seconds, nccl, Backend.NCCL if use_nccl else Backend.GLOO)
+    group = ProcessGroup(gloo, members, name, seconds, nccl, Backend.NCCL if use_nccl else Backend.GLOO)
     world.groups.append(group)
     return group
 
@@ -458,11 +490,11 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
         world = _require_world("destroy_process_group")
         if group is None or group is world.group:
             for g in world.groups:
-                g._impl = g._nccl = None
+                g._close()
             world.store.close()
             _world = None
             return
         if group not in world.groups:
             raise ValueError(f"destroy_process_group: {group} was already destroyed")
         world.groups.remove(group)
-        group._impl = group._nccl = None
+        group._close()

@@ -9,7 +9,8 @@ import math
 
 import oneflow
 from oneflow import _C
-from oneflow.distributed import _coll, _layout, env
+from oneflow.distributed import _boxing_collectives as _coll
+from oneflow.distributed import _layout, env
 from oneflow.distributed.dispatch import Rule, Sig, all_b, call_op
 from oneflow.distributed.sbp import B, P, S
 

@@ -33,7 +33,8 @@ from __future__ import annotations
 import math
 
 import oneflow
-from oneflow.distributed import _coll, _layout, env
+from oneflow.distributed import _boxing_collectives as _coll
+from oneflow.distributed import _layout, env
 from oneflow.distributed.sbp import B, nd_repr, normalize
 
 __all__ = ["Step", "explain", "plan"]

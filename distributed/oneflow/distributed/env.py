@@ -89,9 +89,9 @@ def init() -> None:
             dist = _dist()
             if not _process_group_ready():
                 dist.init_process_group(backend="gloo")
-            from oneflow.distributed import _coll
+            from oneflow.distributed import _boxing_collectives
 
-            _coll.sync_default_generator()
+            _boxing_collectives.sync_default_generator()
             atexit.register(_leave_together)
             sys.excepthook = _noting_failure(sys.excepthook)
         _initialized = True
@@ -130,7 +130,7 @@ def _leave_together() -> None:
         store = world.store
         store.set(f"{_LEAVING}/{world.rank}", b"1")  # first, so that the peers' diagnosis sees it
         for group in world.groups:
-            group._impl = group._nccl = None  # the contexts go, and their connections with them
+            group._close()
         if world.rank != 0 or _failed:
             return
         pending = set(range(1, world.world_size))

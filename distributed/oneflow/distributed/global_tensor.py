@@ -23,7 +23,8 @@ import math
 
 import oneflow
 from oneflow import _C
-from oneflow.distributed import _coll, _layout, boxing, env
+from oneflow.distributed import _boxing_collectives as _coll
+from oneflow.distributed import _layout, boxing, env
 from oneflow.distributed.placement import placement as Placement
 from oneflow.distributed.sbp import B, dual, normalize
 

@@ -1,5 +1,5 @@
 """init_process_group, new_group and destroy_process_group in this process (a world of one),
-their errors, and the TCP store's Python binding."""
+their errors, and the Python binding of the TCP store and of the C++ process groups."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import oneflow as flow
 import oneflow.distributed as dist
-from oneflow.distributed import _comm
+from oneflow.distributed import _native
 
 
 def free_port() -> int:
@@ -42,11 +42,9 @@ def test_not_initialized_errors_name_the_function():
 
 
 def test_nccl_needs_a_cuda_build(env):
-    from oneflow.distributed import _comm
-
     assert dist.is_available() and dist.is_gloo_available()
-    assert dist.is_nccl_available() is _comm.nccl_available
-    if not _comm.nccl_available:  # the default build (a --config=cuda one: nccl_process_group_test)
+    assert dist.is_nccl_available() is ("nccl" in _native.backends())
+    if not dist.is_nccl_available():  # the default build (a --config=cuda one: csrc/nccl_process_group_test)
         with pytest.raises(RuntimeError, match=r"'nccl' needs NCCL.*--config=cuda.*CUDA GPU"):
             dist.init_process_group("nccl")
     with pytest.raises(ValueError, match="unknown backend 'mpi'"):
@@ -135,8 +133,8 @@ def test_new_group_and_group_queries(env):
 
 
 def test_store_binding():
-    server = _comm.TCPStoreServer(0)
-    store = _comm.TCPStore("127.0.0.1", server.port, 0, 2.0)
+    server = _native.TCPStoreServer(0)
+    store = _native.TCPStore("127.0.0.1", server.port, 0, 2.0)
     store.set("k", b"v\x00w")
     assert store.get("k") == b"v\x00w"
     assert store.add("n", 3) == 3 and store.add("n", 4) == 7
@@ -144,6 +142,27 @@ def test_store_binding():
     assert store.delete_key("k") and not store.delete_key("k")
     with pytest.raises(dist.DistributedTimeoutError, match="'nope'"):
         store.wait(["nope"], 0.1)
+    store.close()
+    del server
+
+
+def test_one_process_group_class_for_every_backend():
+    """new_group makes a group of a backend by name; every backend is the same Python class."""
+    assert "gloo" in _native.backends() and _native.backends() == sorted(_native.backends())
+    server = _native.TCPStoreServer(0)
+    store = _native.TCPStore("127.0.0.1", server.port, 0, 5.0)
+    with pytest.raises(ValueError, match="unknown process group backend 'mpi'; this build has: gloo"):
+        _native.new_group("mpi", store, "g0", 0, [0], 5.0)
+    pg = _native.new_group("gloo", store, "g1", 0, [3], 5.0)
+    assert type(pg) is _native.ProcessGroup
+    assert (pg.backend, pg.rank, pg.size, pg.global_ranks, pg.device, pg.timeout) == ("gloo", 0, 1, [3], -1, 5.0)
+    t = flow.tensor([1.0, 2.0])
+    pg.all_reduce(t.data_ptr(), 2, "float32", "max")
+    pg.barrier()
+    assert t.tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match="unsupported dtype 'complex64' for communication"):
+        pg.all_reduce(t.data_ptr(), 2, "complex64", "sum")
+    del pg
     store.close()
     del server
 

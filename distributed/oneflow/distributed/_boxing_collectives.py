@@ -1,7 +1,7 @@
-"""Collectives on local tensors among a tuple of world ranks, for boxing.
+"""Collectives on local tensors among a tuple of world ranks, for boxing and global tensors.
 
-A thin layer over the torch-style functions of ``oneflow.distributed`` (all_reduce, all_gather,
-...): it maps a tuple of ranks to its process group, gives results as new tensors, and handles
+A thin layer over the torch-style functions of ``oneflow.distributed`` (``_collectives``): it maps
+a tuple of ranks to its process group, gives results as new tensors, and handles
 the split/concatenate bookkeeping of the sbp conversions. Groups are made collectively: every
 rank creates the groups of a placement, in the same order, the first time the placement is used
 (see :func:`register_placement`), whether or not it is a member.
@@ -13,6 +13,7 @@ import math
 
 import oneflow
 from oneflow.distributed import env
+from oneflow.distributed._process_group import backend_group, dtype_name
 
 _groups: dict = {}  # tuple of world ranks -> process group (None: the default group)
 _registered: set = set()
@@ -111,12 +112,10 @@ def all_gather(t, ranks: tuple, dim: int, sizes: list):
     # Straight into one buffer (the process group lays the pieces out in group-rank order):
     # no per-piece tensors and no concatenation, the copies that made boxing slower than a
     # raw all-gather.
-    from oneflow.distributed._collectives import _dtype_name, _impl
-
     inner = math.prod(rest)
     out = oneflow.empty((sum(sizes),) + rest, dtype=src.dtype)
-    _impl("all_gather", _group(ranks)).all_gather(src.data_ptr(), out.data_ptr(), [sizes[i] * inner for i in order],
-                                                   _dtype_name(src))
+    backend_group("all_gather", _group(ranks)).all_gather(
+        src.data_ptr(), out.data_ptr(), [sizes[i] * inner for i in order], dtype_name(src))
     if order != sorted(order):
         # Back to the placement's order along the axis.
         starts, start = {}, 0
