@@ -348,12 +348,7 @@ def _out_shape(chosen: list, j: int, local_shape: tuple) -> list:
 
 def run(call: Call, rule: Rule, chosen: list):
     """Boxes the inputs, runs the local computation and wraps the outputs."""
-    from oneflow.distributed.global_tensor import GlobalTensor, _alias, wrap
-
     placement = call.placement
-    coord = placement.coord(env.get_rank())
-    if coord is None:  # outside the placement: stand-ins of the first rank's parts
-        coord = (0,) * placement.ndim
     if call.info.inplace and call.values[0].__dict__.get("_gt_detached_view"):
         raise NotImplementedError(
             f"{call.info.full_name}: this global tensor is a view made after its base was converted to another "
@@ -387,6 +382,17 @@ def run(call: Call, rule: Rule, chosen: list):
         result = rule.local(call, args, chosen)
     else:
         result = _C._call_op(call.info.full_name, args)
+    return _wrap_outputs(call, rule, chosen, result, converted)
+
+
+def _wrap_outputs(call: Call, rule: Rule, chosen: list, result, converted: bool):
+    """The local ``result`` of ``call`` as global tensors."""
+    from oneflow.distributed.global_tensor import GlobalTensor, _alias, wrap
+
+    placement = call.placement
+    coord = placement.coord(env.get_rank())
+    if coord is None:  # outside the placement: stand-ins of the first rank's parts
+        coord = (0,) * placement.ndim
     outs, kind = _flatten_outputs(result)
     originals = {id(v) for v in call.values}
     wrapped = []
@@ -438,8 +444,149 @@ def _plan_key(call: Call):
     return (call.info.full_name, call.placement, metas, others, numbers)
 
 
+# ---- the fast path ------------------------------------------------------------------------------
+#
+# Most calls on global tensors need no boxing: the inputs already have the sbp of the chosen
+# signature, and the outputs' global meta follows from the inputs' meta and the other arguments
+# alone. For those, handle() keys the call cheaply (the ids of the inputs' placement and sbp
+# objects, which global_tensor.wrap interns, their global shapes and dtypes, the other arguments)
+# and, once a first call went the full way, runs the local kernel straight away and stamps the
+# outputs with the meta recorded then. The full way stays the reference: a call that could differ
+# from it (boxing, rules with their own local computation, in-place ops, views of converted
+# tensors, outputs that are inputs, data-dependent output sizes, tracing) never gets a fast plan.
+
+_SLOW = object()  # the plan of a key that always goes the full way
+_GT = _GP = None  # GlobalTensor and GlobalParameter (set by global_tensor when it installs the hook)
+_CT = _C.Tensor
+_call_op = _C._call_op
+# full name -> whether calls of the op may go fast.
+_fast_ops: dict = {}
+# key -> (plan, objects the key names by id); see handle().
+_fast: dict = {}
+
+
+def _set_types(global_tensor, global_parameter) -> None:
+    global _GT, _GP
+    _GT, _GP = global_tensor, global_parameter
+
+
+def _may_go_fast(full_name: str) -> bool:
+    info = op_info(full_name)
+    # Broadcast-only ops include those whose output sizes depend on the values.
+    fast = info.sbp_family not in ("unsupported", "broadcast_only") and not any(info.mutated)
+    _fast_ops[full_name] = fast
+    return fast
+
+
+def _list_key(values):
+    """The key part of a list argument (of tensors or numbers), or None: go the full way."""
+    part = []
+    for a in values:
+        t = type(a)
+        if t is _GT or t is _GP:
+            d = a.__dict__
+            if "_gt_detached_view" in d:
+                return None
+            part.append((id(d["_gt_placement"]), id(d["_gt_sbp"]), d["_gt_shape"], a.dtype))
+        else:
+            part.append((t, a))
+    return tuple(part)
+
+
+def _key_refs(args) -> list:
+    """The placement and sbp objects a call's key names by id: a stored plan keeps them alive,
+    so that no other object takes their ids while it exists."""
+    refs = []
+    for a in args:
+        for v in a if type(a) is list else (a,):
+            if type(v) is _GT or type(v) is _GP:
+                d = v.__dict__
+                refs += (d["_gt_placement"], d["_gt_sbp"])
+    return refs
+
+
+def _fast_plan(call: Call, rule: Rule, chosen: list, result):
+    """What the fast path needs to repeat this call (already run the full way), or _SLOW."""
+    info = call.info
+    if rule.local is not None or rule.reslice is not None or info.inplace:
+        return _SLOW
+    for k, meta in enumerate(call.metas):
+        if meta is None:
+            continue
+        for a, sig in enumerate(chosen):
+            want = sig.ins[k]
+            if want is not None and want != meta.sbp[a]:
+                return _SLOW  # boxing
+    if isinstance(result, oneflow.Tensor):
+        outs, kind = [result], None
+    elif isinstance(result, (list, tuple)):
+        outs, kind = list(result), type(result)
+    else:
+        return _SLOW
+    values = {id(v) for v in call.values}
+    metas = []
+    for out in outs:
+        if type(out) is not _GT or id(out) in values:
+            return _SLOW
+        d = out.__dict__
+        if "_gt_detached_view" in d:
+            return _SLOW
+        metas.append({"_gt_placement": d["_gt_placement"], "_gt_sbp": d["_gt_sbp"], "_gt_shape": d["_gt_shape"]})
+    return (metas[0], None, rule, chosen) if kind is None else (metas, kind, rule, chosen)
+
+
 def handle(full_name: str, args: list):
     """The core's dispatch hook: ``full_name`` called with global tensors among ``args``."""
+    fast = _fast_ops.get(full_name)
+    if fast is None:
+        fast = _may_go_fast(full_name)
+    if not fast or _TRACE is not None:
+        return _handle(full_name, args, None)
+    # The key, inline: this is the path every small op on global tensors takes.
+    key = [full_name]
+    for a in args:
+        t = type(a)
+        if t is _GT or t is _GP:
+            d = a.__dict__
+            if "_gt_detached_view" in d:
+                return _handle(full_name, args, None)
+            key.append((id(d["_gt_placement"]), id(d["_gt_sbp"]), d["_gt_shape"], a.dtype))
+        elif t is list:
+            part = _list_key(a)
+            if part is None:
+                return _handle(full_name, args, None)
+            key.append(part)
+        else:
+            key.append((t, a))
+    key = tuple(key)
+    try:
+        entry = _fast.get(key)
+    except TypeError:  # an unhashable argument
+        return _handle(full_name, args, None)
+    if entry is None:
+        return _handle(full_name, args, key)
+    plan = entry[0]
+    if plan is _SLOW:
+        return _handle(full_name, args, None)
+    meta, kind, rule, chosen = plan
+    result = _call_op(full_name, args)
+    if kind is None:
+        if type(result) is _CT:  # a new tensor (an argument returned would be global)
+            result.__class__ = _GT
+            result.__dict__.update(meta)
+            return result
+    elif all(type(r) is _CT for r in result):
+        for r, m in zip(result, meta):
+            r.__class__ = _GT
+            r.__dict__.update(m)
+        return _rebuild(list(result), kind)
+    # Not what the first call gave (an argument returned): wrap it the full way.
+    return _wrap_outputs(Call(op_info(full_name), args), rule, chosen, result, False)
+
+
+def _handle(full_name: str, args: list, key):
+    """The full way: choose (or look up) the signatures, box, run, wrap; with ``key``, record
+    the fast plan of this call."""
     from oneflow.distributed import sbp_families
 
     info = op_info(full_name)
@@ -449,8 +596,8 @@ def handle(full_name: str, args: list):
     if call.placement is None:  # only numbers in tensor slots: cannot happen through the hook
         return _C._call_op(full_name, args)
     _coll.register_placement(call.placement)
-    key = _plan_key(call)
-    cached = _plans.get(key)
+    plan_key = _plan_key(call)
+    cached = _plans.get(plan_key)
     if cached is None:
         rule = sbp_families.rule_for(call)
         fixed = set()
@@ -460,12 +607,18 @@ def handle(full_name: str, args: list):
         chosen = choose(call, rule, fixed)
         if len(_plans) >= _PLAN_CACHE_SIZE:
             _plans.clear()
-        _plans[key] = (rule, chosen)
+        _plans[plan_key] = (rule, chosen)
     else:
         rule, chosen = cached
     if _TRACE is not None:
         _TRACE.append((full_name, tuple(m.sbp if m else None for m in call.metas), tuple(chosen)))
-    return run(call, rule, chosen)
+    result = run(call, rule, chosen)
+    if key is not None:
+        refs = _key_refs(args)
+        if len(_fast) >= _PLAN_CACHE_SIZE:
+            _fast.clear()
+        _fast[key] = (_fast_plan(call, rule, chosen, result), refs)
+    return result
 
 
 _TRACE = None

@@ -53,10 +53,18 @@ def wrap(local, placement, nd_sbp: tuple, gshape) -> GlobalTensor:
         raise TypeError(f"internal error: cannot make a global tensor from a {type(local).__name__}")
     local.__class__ = GlobalTensor
     d = local.__dict__
-    d["_gt_placement"] = placement
-    d["_gt_sbp"] = tuple(nd_sbp)
+    d["_gt_placement"] = _interned(placement)
+    d["_gt_sbp"] = _interned(tuple(nd_sbp))
     d["_gt_shape"] = tuple(int(n) for n in gshape)
     return local
+
+
+# One object per distinct placement and sbp tuple: dispatch's fast path keys calls by their ids.
+_interns: dict = {}
+
+
+def _interned(value):
+    return _interns.setdefault(value, value)
 
 
 def _alias(t):
@@ -626,7 +634,7 @@ class GlobalTensor(oneflow.Tensor):
         d = self.__dict__
         grad_nd = _computed_grad_sbp(self)
         if isinstance(g, GlobalTensor):
-            g.__dict__["_gt_sbp"] = grad_nd
+            g.__dict__["_gt_sbp"] = _interned(grad_nd)
             return g
         return wrap(g, d["_gt_placement"], grad_nd, d["_gt_shape"])
 
@@ -761,6 +769,7 @@ def _install() -> None:
     from oneflow import _plugin
     from oneflow.distributed import dispatch
 
+    dispatch._set_types(GlobalTensor, GlobalParameter)
     _C._set_global_dispatch(GlobalTensor, dispatch.handle)
     # placement=/sbp= arguments, Tensor.to_global, Module.to_global, nn.Parameter(global tensor)
     # and oneflow.autograd reach this module through the core's hook.
