@@ -447,6 +447,8 @@ OF_KERNEL_WITH_INPLACE("pow", kCPU, kNumericDTypes, &PowKernel);
 
 OF_CPU_BINARY(atan2, DispatchFloating, kFloatingDTypes, T, std::atan2(a, b))
 OF_KERNEL_WITH_INPLACE("atan2", kCPU, kFloatingDTypes, &atan2Kernel);
+OF_CPU_BINARY(hypot, DispatchFloating, kFloatingDTypes, T, std::hypot(a, b))
+OF_KERNEL_WITH_INPLACE("hypot", kCPU, kFloatingDTypes, &hypotKernel);
 
 template <typename A>
 A MaxPropagateNan(A a, A b, bool want_max) {

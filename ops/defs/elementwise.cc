@@ -223,6 +223,19 @@ OF_OP_WITH_INPLACE("atan2(Tensor self, Tensor other) -> Tensor")
     .Autocast(amp::kNone, amp::kPromote)
     .Traits(kElementwise);
 
+// sqrt(a^2 + b^2) without overflow; d/da = a / out, d/db = b / out (NaN at
+// (0, 0), as in PyTorch). Floating inputs only.
+OF_OP_WITH_INPLACE("hypot(Tensor self, Tensor other) -> Tensor")
+    .Infer(InferElementwise)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      TensorImplPtr g = Div(c.grad(), c.output(0));
+      return {c.needs_grad[0] ? Mul(g, c.input(0)) : nullptr,
+              c.needs_grad[1] ? Mul(g, c.input(1)) : nullptr};
+    })
+    .Sbp(sbp::Elementwise())
+    .Autocast(amp::kNone)
+    .Traits(kElementwise);
+
 // maximum/minimum: the gradient goes to the larger (smaller) input, split in
 // half on ties, as in PyTorch.
 TensorList MaxMinGrad(BackwardCtx& c, const char* cmp) {

@@ -111,6 +111,10 @@ CASES += [
     OpCase(ops=("pow",), name="pow_int", fn=lambda m, a, b: m.pow(a, b.abs()), shapes=BINARY_SHAPES,
            dtypes=("int64",), int_domain=(0, 4)),
     *binary("atan2", dtypes=FLOATS),
+    *binary("hypot", dtypes=FLOATS),
+    # the squares overflow float32; hypot does not
+    OpCase(ops=("hypot",), name="hypot_large", fn=lambda m, a, b: m.hypot(a, b), shapes=BINARY_SHAPES,
+           dtypes=("float32",), domain=(1e20, 3e20), grad=False),
     *binary("maximum", inplace=False),
     *binary("minimum", inplace=False),
     *binary("logaddexp", dtypes=FLOATS, inplace=False),
