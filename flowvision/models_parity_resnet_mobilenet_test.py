@@ -285,9 +285,8 @@ def test_training_step_matches_torch_float32(name):
     rounding. PyTorch's own float32 gradients of ResNet-50 differ from its float64 ones by
     ~2% (norm) and up to ~15% (elementwise) in some tensors, so an elementwise 1e-3 test of
     deep float32 gradients would fail PyTorch against itself. The float64 test above checks
-    the formulas exactly; here the whole float32 gradient must be about as close to the float64
-    truth as PyTorch's float32 one is, and every tensor close to PyTorch's (a wrong formula
-    is off by O(1)).
+    the formulas exactly; here the whole float32 gradient must be within 5% (norm) of the
+    float64 truth, and every tensor close to PyTorch's (a wrong formula is off by O(1)).
     """
     ref, ours = _pair(name)
     truth = copy.deepcopy(ref).double()
@@ -312,7 +311,9 @@ def test_training_step_matches_torch_float32(name):
         diff, norm = _norm_err(grads_f[key], g)
         # The floor covers biases whose true gradient is zero (they feed a train-mode batch norm).
         assert diff <= 0.1 * norm + 1e-6 * truth_norm, f"grad of {key}: {diff:.3g} away from torch's (norm {norm:.3g})"
+    # A fixed bound, not one relative to torch's error on this machine (machines differ):
+    # ours is 2.1% (norm) from float64 for ResNet-50 and torch 1.9% on Zen 5; a wrong formula is O(1).
     torch_err, _ = _norm_err(flat["torch"], flat["truth"])
-    assert ours_err <= 2 * torch_err + 1e-4 * truth_norm, (
+    assert ours_err <= 0.05 * truth_norm, (
         f"whole gradient: ours is {ours_err / truth_norm:.3g} (relative norm) from float64, "
         f"torch's float32 {torch_err / truth_norm:.3g}")

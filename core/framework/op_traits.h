@@ -62,6 +62,11 @@ inline SbpRule Family(const std::string& family, const std::string& params = "")
 // Correct on global tensors only with every input broadcast (whole tensors on
 // every rank); `reason` says why no split signature applies.
 inline SbpRule BroadcastOnly(const std::string& reason) { return {"broadcast_only", "", reason}; }
+// Broadcast-only for now: a split rule could exist but nobody wrote it yet.
+// op_info reports it, so the ops still to do are one query away.
+inline SbpRule NoSplitRuleYet() {
+  return BroadcastOnly("no split rule written yet: runs on whole tensors on every rank");
+}
 // No global meaning at all (the result depends on the local memory layout).
 inline SbpRule Unsupported(const std::string& reason) { return {"unsupported", "", reason}; }
 }  // namespace sbp

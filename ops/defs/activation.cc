@@ -151,7 +151,7 @@ OF_OP(
       return {c.needs_grad[0] ? with(gg, "activation_backward") : nullptr,
               c.needs_grad[1] ? with(Mul(gg, c.input(0)), "activation_double_backward") : nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // Third derivatives are not provided: asking for one is an error rather than a
@@ -168,7 +168,7 @@ OF_OP(
       return {c.needs_grad[0] ? Call("activation_double_backward", std::move(args)) : nullptr,
               nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- prelu ------------------------------------------------------------------

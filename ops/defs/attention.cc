@@ -155,7 +155,7 @@ OF_OP(
     "(Tensor, Tensor)")
     .Infer(InferFlash)
     .Backward(FlashGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kLower, amp::kNone);
 
 // (grad_query, grad_key, grad_value, grad_attn_mask), each of the broadcast
@@ -187,7 +187,7 @@ OF_OP(
       call.out_meta = {full(q, 0), full(k, 1), full(v, 2), dmask};
     })
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- the public op ---------------------------------------------------------------

@@ -343,7 +343,7 @@ void Einsum(OpCall& call) {
 }
 
 OF_OP("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor").Composite(Einsum)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kLower);
 
 // ---- tensordot -----------------------------------------------------------------
@@ -405,7 +405,7 @@ void Tensordot(OpCall& call) {
 }
 OF_OP("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor")
     .Composite(Tensordot)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kPromote);
 
 // ---- cross -----------------------------------------------------------------------
@@ -442,7 +442,7 @@ void Cross(OpCall& call) {
   call.outputs = {Call("stack", {TensorList{c0, c1, c2}, dim})};
 }
 OF_OP("cross(Tensor self, Tensor other, int? dim=None) -> Tensor").Composite(Cross)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kPromote);
 
 }  // namespace

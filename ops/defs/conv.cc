@@ -355,7 +355,7 @@ OF_OP(
       if (c.needs_grad[1]) dw = CallWeightBackward(gy, ggx, w->shape(), p, false).first;
       return {dgy, dw};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 OF_OP(
@@ -387,7 +387,7 @@ OF_OP(
       if (c.needs_grad[1] && ggw) dx = CallInputBackward(gy, ggw, x->shape(), p);
       return {dgy, dx};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- conv1d/2d/3d, conv_transpose1d/2d/3d ------------------------------------

@@ -59,7 +59,7 @@ OF_OP("native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> 
       call.out_meta = {{g->shape(), g->dtype()}};
     })
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone)
     .Traits(kRandom);
 

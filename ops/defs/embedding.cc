@@ -94,7 +94,7 @@ OF_OP(
       call.out_meta = {{{call.args[2].to_int(), d}, g->dtype()}};
     })
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // Rescales, in place, each row of self named in indices whose norm_type-norm
@@ -114,7 +114,7 @@ OF_OP(
       call.out_meta = {{w->shape(), w->dtype()}};
     })
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // [*, num_classes] int64 with a 1 at each value's position; num_classes=-1

@@ -146,12 +146,12 @@ TensorList ScatterGrad(BackwardCtx& c) {
 OF_OP_WITH_INPLACE("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
     .Infer(InferScatter)
     .Backward(ScatterGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP_WITH_INPLACE("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
     .Infer(InferScatter)
     .Backward(ScatterGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP_WITH_INPLACE("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
     .Infer(InferScatter)
@@ -160,7 +160,7 @@ OF_OP_WITH_INPLACE("scatter_add(Tensor self, int dim, Tensor index, Tensor src) 
       return {c.needs_grad[0] ? g : nullptr, nullptr,
               c.needs_grad[2] ? ScatterSrcGrad(c, g) : nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kPromote);
 
 // ---- index_select ------------------------------------------------------------
@@ -204,7 +204,7 @@ OF_OP("_index_select(Tensor self, int dim, Tensor index, int[] self_sizes) -> Te
       return {Call("index_select_backward", {c.grad(), c.arg(3), c.int_arg(1), c.input(2)}),
               nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // Zeros of the input's shape with the gradient's slices added at the selected
@@ -218,7 +218,7 @@ OF_OP("index_select_backward(Tensor grad, int[] self_sizes, int dim, Tensor inde
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("index_select", {c.grad(), c.int_arg(2), c.input(3)}), nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- masked ops --------------------------------------------------------------
@@ -301,7 +301,7 @@ OF_OP("masked_select_backward(Tensor grad, Tensor mask, int[] sizes) -> Tensor")
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("masked_select", {c.grad(), c.input(1)}), nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- nonzero -------------------------------------------------------------------
@@ -455,7 +455,7 @@ OF_OP("_index(Tensor self, Tensor[] indices, int[]? dims, int[] self_sizes) -> T
       }
       return out;
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // index_put(self, indices, values, accumulate, dims): self with values
@@ -506,7 +506,7 @@ OF_OP_WITH_INPLACE(
     "dims=None) -> Tensor")
     .Infer(InferIndexPut)
     .Backward(IndexPutGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kPromote);
 
 }  // namespace

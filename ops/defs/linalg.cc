@@ -282,7 +282,7 @@ OF_OP_WITH_INPLACE(
     "Tensor")
     .Infer(InferBaddbmm)
     .Backward([](BackwardCtx& c) { return AddProductGrad(c, "bmm", MT); })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kLower);
 
 OF_OP("mv(Tensor self, Tensor vec) -> Tensor")

@@ -560,7 +560,7 @@ OF_OP(
       call.outputs = {MatrixNorm(call.tensor(0), "", call.args[1].scalar().d,
                                  call.args[2].int_list(), call.args[3].to_bool(), call.args[4])};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kFp32);
 OF_OP(
     "_linalg_matrix_norm.str_ord(Tensor A, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, "
@@ -569,7 +569,7 @@ OF_OP(
       call.outputs = {MatrixNorm(call.tensor(0), call.args[1].str(), 0, call.args[2].int_list(),
                                  call.args[3].to_bool(), call.args[4])};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kFp32);
 
 // linalg.norm: a matrix norm when ord is a string, or dim has two entries, or
@@ -608,13 +608,13 @@ OF_OP(
     "_linalg_norm(Tensor A, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None) -> Tensor")
     .Composite([](OpCall& call) { LinalgNorm(call, false); })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kFp32);
 OF_OP(
     "_linalg_norm.ord_str(Tensor A, str ord, int[1]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None) -> Tensor")
     .Composite([](OpCall& call) { LinalgNorm(call, true); })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kFp32);
 
 }  // namespace

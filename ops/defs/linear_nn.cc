@@ -122,7 +122,7 @@ OF_OP("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) 
       if (b) y = Add(y, b);
       call.outputs = {Call("reshape", {y, out_shape})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kPromote);
 
 // ---- fused linear layers ---------------------------------------------------------
@@ -200,7 +200,7 @@ TensorList FusedLinearActGrad(BackwardCtx& c) {
 OF_OP("_fused_linear_act(Tensor input, Tensor weight, Tensor? bias, str activation) -> Tensor")
     .Infer(InferFusedLinearAct)
     .Backward(FusedLinearActGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kLower, amp::kNone)
     .Traits(kFusedEpilogue);
 
@@ -243,7 +243,7 @@ OF_OP(
       }
       call.outputs = {Call("reshape", {y, out_shape})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kLower, amp::kNone)
     .Traits(kFusedEpilogue);
 
@@ -264,7 +264,7 @@ OF_OP(
       }
       call.outputs = {y};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kLower, amp::kNone)
     .Traits(kFusedEpilogue);
 
@@ -287,7 +287,7 @@ OF_OP(
       }
       call.outputs = {x};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kLower, amp::kNone)
     .Traits(kFusedEpilogue);
 

@@ -239,7 +239,7 @@ OF_OP(
       args.push_back(c.output(2));
       return OnlyFirst(c, Call("_softmax_cross_entropy_backward", std::move(args)));
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32);
 
 // The backward of cross entropy is linear in grad_output, and through
@@ -299,7 +299,7 @@ OF_OP(
       call.out_meta = {{x->shape(), x->dtype()}};
     })
     .Backward(SoftmaxCrossEntropyDoubleGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 OF_OP(
@@ -314,7 +314,7 @@ OF_OP(
       args.push_back(c.output(1));
       return OnlyFirst(c, Call("_nll_loss_backward", std::move(args)));
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32);
 
 // grad_input is linear in grad_output and independent of the input: its
@@ -335,7 +335,7 @@ OF_OP(
       }
       return OnlyFirst(c, gg);
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- binary cross entropy ---------------------------------------------------
@@ -532,7 +532,7 @@ OF_OP(
       }
       return {d_grad, c.needs_grad[1] ? d_x : nullptr, c.needs_grad[2] && d_x ? Neg(d_x) : nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // target (log target - input), with 0 log 0 = 0; 'batchmean' divides the sum
@@ -584,7 +584,7 @@ OF_OP(
     "margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, str "
     "reduction='mean') -> Tensor")
     .Composite(MarginRankingLoss)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32);
 
 // max(0, margin + d(a, p) - d(a, n)) with d the p-norm distance; `swap` uses
@@ -609,7 +609,7 @@ OF_OP(
     "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, "
     "float p=2, float eps=1e-06, bool swap=False, str reduction='mean') -> Tensor")
     .Composite(TripletMarginLoss)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32);
 
 // 1 - cos(x1, x2) where y == 1, max(0, cos - margin) where y == -1, with
@@ -644,7 +644,7 @@ OF_OP(
     "cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, str "
     "reduction='mean') -> Tensor")
     .Composite(CosineEmbeddingLoss)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32);
 
 // ---- ctc_loss ---------------------------------------------------------------
@@ -686,7 +686,7 @@ OF_OP(
     "ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int "
     "blank=0, str reduction='mean', bool zero_infinity=False) -> Tensor")
     .Composite(CtcLoss)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
 
 // Forward: the negative log-likelihood per sample and the alpha table
@@ -746,7 +746,7 @@ OF_OP(
                                           c.output(0), c.output(1), c.arg(4), c.arg(5)}),
               nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
 
 // PyTorch's gradient: exp(lp) - exp(log(sum alpha beta) + nll - lp) per
@@ -761,7 +761,7 @@ OF_OP(
       call.out_meta = {{lp->shape(), lp->dtype()}};
     })
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 }  // namespace

@@ -266,7 +266,7 @@ OF_OP(
       call.out_meta = {{mask[0] ? x->shape() : DimVector{0}, x->dtype()}, param(5, 1), param(6, 2)};
     })
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 OF_OP(
@@ -342,7 +342,7 @@ OF_OP(
       call.out_meta = {{mask[0] ? x->shape() : DimVector{0}, x->dtype()}, dw};
     })
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 OF_OP(
@@ -483,7 +483,7 @@ OF_OP(
                        {mask[2] ? DimVector{c} : DimVector{0}, pd}};
     })
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 OF_OP(
@@ -569,7 +569,7 @@ OF_OP(
     "group, float eps) -> (Tensor, Tensor, Tensor)")
     .Infer(InferNativeGroupNorm)
     .Backward(NativeGroupNormGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kFp32);
 
 OF_OP(
@@ -587,7 +587,7 @@ OF_OP(
                        {mask[2] ? DimVector{c} : DimVector{0}, pd}};
     })
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // Input [N, C, *]: C channels in num_groups groups, normalized per (sample, group).

@@ -140,7 +140,7 @@ OF_OP("_reflection_pad(Tensor self, int[] padding) -> Tensor")
 OF_OP("_reflection_pad_backward(Tensor grad_output, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
     .Backward(ReflectReplicateGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP("_replication_pad(Tensor self, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
@@ -150,7 +150,7 @@ OF_OP("_replication_pad(Tensor self, int[] padding) -> Tensor")
 OF_OP("_replication_pad_backward(Tensor grad_output, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
     .Backward(ReflectReplicateGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- circular ----------------------------------------------------------------------

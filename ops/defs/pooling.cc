@@ -247,7 +247,7 @@ OF_OP(
       const int64_t n = static_cast<int64_t>(c.arg(2).int_list().size());
       return {GatherPlanes(c.grad(), c.input(1), n), nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- average pooling -------------------------------------------------------------
@@ -342,7 +342,7 @@ OF_OP(
       if (n > 1) args.push_back(c.arg(7));
       return {Call(op, std::move(args))};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- adaptive pooling ----------------------------------------------------------
@@ -428,7 +428,7 @@ OF_OP("adaptive_avg_pool_backward(Tensor grad_output, int[] input_size) -> Tenso
       const std::string op = "adaptive_avg_pool" + std::to_string(n) + "d";
       return {Call(op, {c.grad(), Trailing(c.input(0)->shape(), n)})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 TensorList AdaptiveMaxGrad(BackwardCtx& c) {
@@ -499,19 +499,19 @@ TensorList MaxUnpoolGrad(BackwardCtx& c) {
 OF_OP("max_unpool1d(Tensor input, Tensor indices, int[1] output_size) -> Tensor")
     .Infer(InferMaxUnpool)
     .Backward(MaxUnpoolGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP("max_unpool2d(Tensor input, Tensor indices, int[2] output_size) -> Tensor")
     .Infer(InferMaxUnpool)
     .Backward(MaxUnpoolGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
 OF_OP(
     "max_unpool3d(Tensor input, Tensor indices, int[3] output_size, int[3] stride, "
     "int[3] padding) -> Tensor")
     .Infer(InferMaxUnpool)
     .Backward(MaxUnpoolGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
 
 }  // namespace

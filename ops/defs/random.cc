@@ -338,7 +338,7 @@ OF_OP(
     "-> Tensor")
     .Infer(InferRandperm)
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone)
     .Traits(kRandom);
 

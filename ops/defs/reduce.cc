@@ -746,7 +746,7 @@ OF_OP("cumsum_backward(Tensor grad, int dim) -> Tensor")
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("cumsum", {c.grad(), c.int_arg(1)})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")
     .Infer(InferScan)
@@ -785,7 +785,7 @@ void SumToSize(OpCall& call) {
   call.outputs = {out};
 }
 OF_OP("sum_to_size(Tensor self, int[] size) -> Tensor").Composite(SumToSize)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 }  // namespace

@@ -113,7 +113,7 @@ OF_OP("cat(Tensor[] tensors, int dim=0) -> Tensor").Composite(Cat)
     .Sbp(sbp::Family("cat"))
     .Autocast(amp::kPromote);
 OF_OP("_cat(Tensor[] tensors, int dim, int[] sizes) -> Tensor").Infer(InferCat).Backward(CatGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 void Stack(OpCall& call) {
@@ -355,7 +355,7 @@ OF_OP("repeat(Tensor self, int[] repeats) -> Tensor").Composite(Repeat)
 OF_OP("_repeat(Tensor self, int[] repeats, int[] self_sizes) -> Tensor")
     .Infer(InferRepeat)
     .Backward(RepeatGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 void Tile(OpCall& call) {

@@ -68,12 +68,12 @@ OF_OP("log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor")
 OF_OP("_softmax_backward(Tensor grad_output, Tensor output, int dim) -> Tensor")
     .Infer(InferSoftmaxBackward)
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP("_log_softmax_backward(Tensor grad_output, Tensor output, int dim) -> Tensor")
     .Infer(InferSoftmaxBackward)
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 }  // namespace

@@ -171,7 +171,7 @@ TensorList EvenlySplitGrad(BackwardCtx& c) {
   return {Mul(mask, Div(c.grad(), Call("sum", {mask})))};
 }
 OF_OP("median(Tensor self) -> Tensor").Infer(InferMedianAll).Backward(EvenlySplitGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP("median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
     .Infer([](OpCall& call) { InferSelectDim(call, 1, "median"); })
@@ -179,7 +179,7 @@ OF_OP("median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, T
     .Sbp(sbp::Family("along_dim", "removes=1 nout=2"))
     .Autocast(amp::kNone);
 OF_OP("nanmedian(Tensor self) -> Tensor").Infer(InferMedianAll).Backward(EvenlySplitGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
     .Infer([](OpCall& call) { InferSelectDim(call, 1, "nanmedian"); })
@@ -342,25 +342,25 @@ OF_OP(
     "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str "
     "interpolation='linear') -> Tensor")
     .Composite(Quantile<false>)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
 OF_OP(
     "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
     "interpolation='linear') -> Tensor")
     .Composite(Quantile<false>)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
 OF_OP(
     "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str "
     "interpolation='linear') -> Tensor")
     .Composite(Quantile<true>)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
 OF_OP(
     "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
     "interpolation='linear') -> Tensor")
     .Composite(Quantile<true>)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
 
 // ---- unique ------------------------------------------------------------------------------------
@@ -446,7 +446,7 @@ OF_OP(
     "str? side=None, Tensor? sorter=None) -> Tensor")
     .Infer(InferSearchsorted)
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 OF_OP(
@@ -459,7 +459,7 @@ OF_OP(
       call.outputs = {Call("searchsorted", {call.args[1], call.args[0], call.args[2], call.args[3],
                                             Value(), Value()})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- bincount / histc

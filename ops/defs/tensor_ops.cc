@@ -41,7 +41,7 @@ OF_OP("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(
       return {Call("diagonal_backward",
                    {c.grad(), c.input(0)->shape(), c.int_arg(1), c.int_arg(2), c.int_arg(3)})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // Zeros of the input's shape with the gradient on the diagonal.
@@ -56,7 +56,7 @@ OF_OP(
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("diagonal", {c.grad(), c.int_arg(2), c.int_arg(3), c.int_arg(4)})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // diag_embed: the last dim of self on the diagonal (offset) of the plane
@@ -78,7 +78,7 @@ void DiagEmbed(OpCall& call) {
 }
 OF_OP("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor")
     .Composite(DiagEmbed)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // diag: a vector on a matrix's diagonal, or a matrix's diagonal as a new vector.
@@ -95,7 +95,7 @@ void Diag(OpCall& call) {
   }
 }
 OF_OP("diag(Tensor self, int diagonal=0) -> Tensor").Composite(Diag)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 void Trace(OpCall& call) {
@@ -105,7 +105,7 @@ void Trace(OpCall& call) {
   call.outputs = {Call("sum", {Call("diagonal", {x, int64_t{0}, int64_t{0}, int64_t{1}})})};
 }
 OF_OP("trace(Tensor self) -> Tensor").Composite(Trace)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
 
 // ---- index_add / index_copy / index_fill -------------------------------------------
@@ -181,7 +181,7 @@ OF_OP_WITH_INPLACE(
       }
       return {c.needs_grad[0] ? g : nullptr, nullptr, gs};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 OF_OP_WITH_INPLACE("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor")
@@ -194,7 +194,7 @@ OF_OP_WITH_INPLACE("index_copy(Tensor self, int dim, Tensor index, Tensor source
       }
       return {gself, nullptr, c.needs_grad[2] ? SourceGrad(c, g) : nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kPromote);
 
 // index_fill's value gradient sums the filled positions once each (an index
@@ -213,13 +213,13 @@ OF_OP_WITH_INPLACE(
     "index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor")
     .Infer(InferIndexUpdate)
     .Backward(IndexFillGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP_WITH_INPLACE(
     "index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
     .Infer(InferIndexUpdate)
     .Backward(IndexFillGrad)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- masked_scatter ------------------------------------------------------------------
@@ -257,7 +257,7 @@ OF_OP_WITH_INPLACE("masked_scatter(Tensor self, Tensor mask, Tensor source) -> T
       }
       return {gself, nullptr, gsrc};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- nan_to_num ----------------------------------------------------------------------------
@@ -298,7 +298,7 @@ void Take(OpCall& call) {
   call.outputs = {Call("_index", {flat, TensorList{index}, Value(), DimVector{n}})};
 }
 OF_OP("take(Tensor self, Tensor index) -> Tensor").Composite(Take)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // take_along_dim: gather after broadcasting self and indices against each
@@ -335,7 +335,7 @@ void TakeAlongDim(OpCall& call) {
 }
 OF_OP("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor")
     .Composite(TakeAlongDim)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 void NarrowCopy(OpCall& call) {
@@ -369,7 +369,7 @@ OF_OP(
     "as_strided_backward(Tensor grad, int[] input_size, int[] input_stride, int input_offset, "
     "int[] size, int[] stride, int storage_offset) -> Tensor")
     .Infer(InferAsStridedBackward)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- meshgrid / cartesian_prod / diff -----------------------------------------------------
@@ -403,7 +403,7 @@ void Meshgrid(OpCall& call) {
   }
 }
 OF_OP("meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]").Composite(Meshgrid)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 void CartesianProd(OpCall& call) {
@@ -422,7 +422,7 @@ void CartesianProd(OpCall& call) {
   call.outputs = {Call("stack", {cols, int64_t{1}})};
 }
 OF_OP("cartesian_prod(Tensor[] tensors) -> Tensor").Composite(CartesianProd)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // diff: n-th forward difference along dim (logical xor for bool), after
@@ -458,7 +458,7 @@ void Diff(OpCall& call) {
 }
 OF_OP("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor")
     .Composite(Diff)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 }  // namespace

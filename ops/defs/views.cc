@@ -127,7 +127,7 @@ OF_OP(
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("slice", {c.grad(), c.int_arg(2), c.arg(3), c.arg(4), c.int_arg(5)})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_ANY_DEVICE_KERNEL("slice_backward", &SliceBackwardKernel);
 
@@ -142,7 +142,7 @@ OF_OP("select_backward(Tensor grad_output, int[] input_sizes, int dim, int index
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("select", {c.grad(), c.int_arg(2), c.int_arg(3)})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_ANY_DEVICE_KERNEL("select_backward", &SelectBackwardKernel);
 

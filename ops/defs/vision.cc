@@ -128,7 +128,7 @@ void DeclareUpsample(const std::string& name, int nd, bool align) {
   // Batch and channels split; mode='area' (nd == 0) has no rule yet.
   const SbpRule rule =
       nd > 0 ? sbp::Family("spatial", StrCat("n=", nd, " input_size_arg=input_size"))
-             : sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank");
+             : sbp::NoSplitRuleYet();
   OpRegistry::Declare(StrCat(name, "(Tensor self, ", sizes, tail, ") -> Tensor"))
       .Infer(InferUpsample)
       .Backward(UpsampleGrad)
@@ -137,7 +137,7 @@ void DeclareUpsample(const std::string& name, int nd, bool align) {
   OpRegistry::Declare(StrCat(name, "_backward(Tensor grad_output, ", sizes, tail, ") -> Tensor"))
       .Infer(InferUpsample)
       .Backward(UpsampleGrad)
-      .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+      .Sbp(sbp::NoSplitRuleYet())
       .Autocast(amp::kNone);
 }
 
@@ -219,7 +219,7 @@ OF_OP(
                                             c.arg(4), static_cast<bool>(c.needs_grad[0])});
       return {c.needs_grad[0] ? r[0].tensor() : nullptr, c.needs_grad[1] ? r[1].tensor() : nullptr};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kPromote);
 
 // Gradients of input and grid (the input's only when input_grad is set; else
@@ -236,7 +236,7 @@ OF_OP(
     "int padding_mode, bool align_corners, bool input_grad=True) -> (Tensor, Tensor)")
     .Infer(InferGridSamplerBackward)
     .NonDifferentiable()
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- affine_grid_generator -------------------------------------------------------
@@ -297,7 +297,7 @@ void AffineGridGenerator(OpCall& call) {
 }
 OF_OP("affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor")
     .Composite(AffineGridGenerator)
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- pixel_shuffle / pixel_unshuffle --------------------------------------------
@@ -440,7 +440,7 @@ OF_OP(
       const DimVector hw(x->shape().end() - 2, x->shape().end());
       return {Call("_col2im", {c.grad(), hw, c.arg(1), c.arg(2), c.arg(3), c.arg(4)})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // (N, C*kh*kw, L) or (C*kh*kw, L) -> (N, C, H, W) or (C, H, W), summing
@@ -487,7 +487,7 @@ OF_OP(
     .Backward([](BackwardCtx& c) -> TensorList {
       return {Call("_im2col", {c.grad(), c.arg(2), c.arg(3), c.arg(4), c.arg(5)})};
     })
-    .Sbp(sbp::BroadcastOnly("no split rule written yet: runs on whole tensors on every rank"))
+    .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 }  // namespace
