@@ -3,7 +3,8 @@
 Run at build time by ``//core/oneflow:stubs`` (``of_py_stubs``) with the built package
 importable; its outputs ship in the library and the wheel. Usage::
 
-    stubgen.py --init oneflow/__init__.pyi --functional oneflow/nn/functional/__init__.pyi
+    stubgen.py --init oneflow/__init__.pyi --functional oneflow/nn/functional/__init__.pyi \\
+        --c oneflow/_C.pyi
 
 ``oneflow/__init__.pyi`` replaces ``__init__.py`` for a type checker, so it covers every public
 name of the module: the functions generated from op schemas and the methods of ``Tensor`` get
@@ -171,7 +172,7 @@ def op_defs(name: str, infos, method: bool, returns: _Returns, indent: str = "")
         if len(sigs) > 1:
             lines.append(f"{indent}@_overload")
         doc = docs[(params, ret)]
-        if '"' in doc or "\\" in doc:
+        if '"""' in doc or "\\" in doc or doc.endswith('"'):
             lines.append(f"{indent}def {name}({params}) -> {ret}: ...")
         else:
             lines.append(f'{indent}def {name}({params}) -> {ret}:\n{indent}    """{doc}"""')
@@ -371,6 +372,7 @@ def oneflow_stub() -> str:
         "",
         "\n".join(body),
         "",
+        "from . import _C as _C",
         "__all__ = [" + ", ".join(repr(n) for n in all_names) + "]",
         "__version__: builtins.str",
         "",
@@ -400,15 +402,35 @@ def functional_stub() -> str:
     return "\n".join(parts)
 
 
+def c_stub() -> str:
+    """oneflow/_C.pyi: every op in oneflow._C.ops (private and gradient ones too), the rest Any."""
+    groups = op_groups()
+    returns = _Returns()
+    body = ["class _Ops:"]
+    for name, infos in groups.items():
+        for line in op_defs(name, infos, False, returns, indent="    "):
+            if line.lstrip().startswith("def "):
+                body.append(line.split("def ", 1)[0] + "@staticmethod")
+            body.append(line)
+    imports = "from oneflow import Generator, Size, Tensor, device, dtype\n"
+    parts = [_HEADER, _PRELUDE, imports, _ALIASES, returns.definitions(), "\n".join(body), ""]
+    parts += ["ops: _Ops", "op_table: list[tuple[builtins.str, builtins.str, builtins.bool]]"]
+    parts.append("def __getattr__(name: builtins.str) -> _Any: ...  # the runtime's other bindings\n")
+    return "\n".join(parts)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--init", required=True, help="where to write oneflow/__init__.pyi")
     parser.add_argument("--functional", required=True, help="where to write oneflow/nn/functional/__init__.pyi")
+    parser.add_argument("--c", required=True, help="where to write oneflow/_C.pyi")
     args = parser.parse_args(argv)
     with open(args.init, "w") as f:
         f.write(oneflow_stub())
     with open(args.functional, "w") as f:
         f.write(functional_stub())
+    with open(args.c, "w") as f:
+        f.write(c_stub())
 
 
 if __name__ == "__main__":

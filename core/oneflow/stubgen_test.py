@@ -14,6 +14,7 @@ import oneflow.nn.functional as F
 PACKAGE_DIR = os.path.dirname(flow.__file__)
 INIT_STUB = os.path.join(PACKAGE_DIR, "__init__.pyi")
 FUNCTIONAL_STUB = os.path.join(PACKAGE_DIR, "nn", "functional", "__init__.pyi")
+C_STUB = os.path.join(PACKAGE_DIR, "_C.pyi")
 
 
 def _parse(path):
@@ -58,6 +59,7 @@ def _params(fn: ast.FunctionDef):
 def test_stubs_parse_and_ship_a_py_typed_marker():
     _parse(INIT_STUB)
     _parse(FUNCTIONAL_STUB)
+    _parse(C_STUB)
     assert os.path.exists(os.path.join(PACKAGE_DIR, "py.typed"))
 
 
@@ -114,6 +116,13 @@ def test_functional_stub_covers_wrappers_and_ops():
     assert isinstance(dropout, ast.ImportFrom) and dropout.module.startswith("oneflow.nn.functional.")
 
 
+def test_c_stub_declares_every_op():
+    declared = _names(_parse(C_STUB).body)
+    (ops,) = declared["_Ops"]
+    assert not sorted({name for name, _, _ in flow._C.op_table} - set(_names(ops.body)))
+    assert "ops" in declared and "__getattr__" in declared  # the rest of the extension is Any
+
+
 def _mypy(tmp_path, code: str):
     pytest.importorskip("mypy")
     script = tmp_path / "snippet.py"
@@ -136,6 +145,7 @@ def test_mypy_accepts_correct_calls_and_the_stubs_themselves(tmp_path):
         values: flow.Tensor = flow.max(x, dim=1).values
         d: flow.dtype = flow.float32
         r = F.relu(x) + F.softmax(x, dim=1)
+        k: flow.Tensor = flow._C.ops.add(x, x, alpha=2) + flow._C.ops.max(x, 1).values
         """,
     )
     assert r.returncode == 0, r.stdout + r.stderr
