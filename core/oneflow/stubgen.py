@@ -20,10 +20,10 @@ import os
 import sys
 import types
 
-# Run as a script, this folder comes first on sys.path, where oneflow/random.py would shadow the
-# standard library's random module.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+# Run as a script, this folder (the real one, past Bazel's runfiles symlink) comes first on
+# sys.path, where oneflow/random.py would shadow the standard library's random module.
+_HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != _HERE]
 
 import oneflow  # noqa: E402
 import oneflow.nn.functional as F  # noqa: E402
