@@ -291,6 +291,13 @@ _TENSOR_METHODS = [
     "create_graph: builtins.bool = ...) -> None: ...",
 ]
 _COMPARISONS = ("__eq__", "__ne__")  # object's return bool; ours return a Tensor
+# Tensor methods written in Python (oneflow/_tensor.py) that return a tensor.
+_TENSOR_RETURNING = {
+    *("float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool"),
+    *("cpu", "cuda", "type_as", "view_as", "reshape_as", "expand_as"),
+    *("new_tensor", "new_empty", "new_zeros", "new_ones", "new_full"),
+    *("to_global", "local_to_global", "global_to_global", "to_local"),
+}
 
 
 def _tensor_operator_names() -> list:
@@ -326,7 +333,8 @@ def tensor_class(groups: dict, returns: _Returns) -> list:
         elif isinstance(attr, (property, types.GetSetDescriptorType)) or type(attr).__name__ == "property":
             lines.append(f"    {name}: _Any")
         elif isinstance(attr, types.FunctionType):
-            lines.append(f"    def {name}({_loose_signature(attr, method=True)}) -> _Any: ...")
+            ret = "Tensor" if name in _TENSOR_RETURNING else "_Any"
+            lines.append(f"    def {name}({_loose_signature(attr, method=True)}) -> {ret}: ...")
         elif isinstance(attr, (staticmethod, classmethod)):
             lines.append(f"    {name}: _Any")
         elif callable(attr):
