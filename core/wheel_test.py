@@ -10,6 +10,10 @@ def test_wheel_holds_the_package_and_the_extension_but_no_tests():
     names = zipfile.ZipFile(ONEFLOW_WHEEL).namelist()
     assert "oneflow/__init__.py" in names and "oneflow/_C.so" in names and "oneflow/_version.py" in names
     assert not [n for n in names if n.endswith(("_test.py", "BUILD"))]
+    # The type stubs generated at build time, and the marker saying the package is typed.
+    stubs = {"oneflow/__init__.pyi", "oneflow/_C.pyi", "oneflow/nn/functional/__init__.pyi", "oneflow/py.typed"}
+    assert stubs <= set(names)
+    assert "oneflow/stubgen.py" not in names
     version = read_version("core/VERSION")
     wheel_meta = zipfile.ZipFile(ONEFLOW_WHEEL).read(f"oneflow-{version}.dist-info/WHEEL").decode()
     assert "Tag: cp3" in wheel_meta and "Root-Is-Purelib: false" in wheel_meta

@@ -153,6 +153,43 @@ def of_version_header(name, version_file, out, macro):
         cmd = "echo \"#define %s \\\"$$(tr -d '[:space:]' < $<)\\\"\" > $@" % macro,
     )
 
+def _py_stubs_impl(ctx):
+    outs = {key: ctx.actions.declare_file(path) for key, path in ctx.attr.outs.items()}
+    args = ctx.actions.args()
+    for key, out in outs.items():
+        args.add("--" + key, out)
+    ctx.actions.run(
+        executable = ctx.attr.generator[DefaultInfo].files_to_run,
+        arguments = [args],
+        outputs = outs.values(),
+        use_default_shell_env = True,  # PATH, for the py_binary's `#!/usr/bin/env python3`
+        mnemonic = "PyStubs",
+        progress_message = "Generating type stubs %s" % ctx.label,
+    )
+    files = depset(outs.values())
+    return [DefaultInfo(files = files, runfiles = ctx.runfiles(transitive_files = files))]
+
+_py_stubs = rule(
+    implementation = _py_stubs_impl,
+    attrs = {
+        # Built for the target, not the exec platform: it imports the package's own extension,
+        # which a separate exec-config build of the whole C++ core would otherwise duplicate.
+        "generator": attr.label(mandatory = True, executable = True, cfg = "target"),
+        "outs": attr.string_dict(mandatory = True),
+    },
+)
+
+def of_py_stubs(name, generator, outs, **kwargs):
+    """Type stubs (.pyi) written at build time by `generator`, a py_binary that imports the package.
+
+    Args:
+      generator: run as `generator --<key> <path of out> ...` for each entry of `outs`.
+      outs: {flag name: output path relative to this package}, e.g.
+        {"init": "__init__.pyi"}. Put the target in a py_library's `data` to ship the stubs
+        in its runfiles and so in the wheel.
+    """
+    _py_stubs(name = name, generator = generator, outs = outs, **kwargs)
+
 def _py_wheel_impl(ctx):
     files = depset(transitive = [d[DefaultInfo].default_runfiles.files for d in ctx.attr.deps] +
                                 [d[PyInfo].transitive_sources for d in ctx.attr.deps if PyInfo in d])
