@@ -125,7 +125,6 @@ def test_c_stub_declares_every_op():
 
 
 def _mypy(tmp_path, code: str):
-    pytest.importorskip("mypy")
     script = tmp_path / "snippet.py"
     script.write_text(textwrap.dedent(code))
     env = dict(os.environ, MYPYPATH=os.path.dirname(PACKAGE_DIR))
