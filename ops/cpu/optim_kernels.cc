@@ -11,8 +11,9 @@
 // The loops run with the instruction set KernelIsa() picks (ONEFLOW_VEC_ISA=avx2|baseline
 // caps it). SGD's is compiled once per set from one template (RunForKernelIsa);
 // Adam's needs sqrt and division in vectors, which the compiler keeps scalar without
-// -fno-math-errno, so float32/float64 have an intrinsics loop and a scalar loop for the
-// rest (16-bit types, tails).
+// -fno-math-errno, so float32/float64 have an intrinsics loop (one template over the
+// AVX-512 and AVX2 operations) and a scalar loop for the rest (baseline, 16-bit types,
+// tails).
 
 #include <immintrin.h>
 
@@ -195,7 +196,8 @@ inline void AdamScalar(const AdamConsts<A>& k, T* p, const T* g, T* m, T* v, T* 
 }
 
 #if defined(__x86_64__)
-// The AVX-512 operations the loop needs, for float and double.
+// The vector operations the loop needs, for float and double, on AVX-512 (W512) and
+// AVX2 (W256).
 struct Vf32 {
   using T = float;
   using V = __m512;
@@ -237,10 +239,50 @@ struct Vf64 {
   }
 };
 
+struct Vf32Avx2 {
+  using T = float;
+  using V = __m256;
+  static constexpr int kN = 8;
+  OF_TARGET_AVX2 static V Load(const T* p) { return _mm256_loadu_ps(p); }
+  OF_TARGET_AVX2 static void Store(T* p, V x) { _mm256_storeu_ps(p, x); }
+  OF_TARGET_AVX2 static V Set(T x) { return _mm256_set1_ps(x); }
+  OF_TARGET_AVX2 static V Add(V a, V b) { return _mm256_add_ps(a, b); }
+  OF_TARGET_AVX2 static V Sub(V a, V b) { return _mm256_sub_ps(a, b); }
+  OF_TARGET_AVX2 static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  OF_TARGET_AVX2 static V Div(V a, V b) { return _mm256_div_ps(a, b); }
+  OF_TARGET_AVX2 static V Sqrt(V a) { return _mm256_sqrt_ps(a); }
+  OF_TARGET_AVX2 static V Neg(V a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
+  OF_TARGET_AVX2 static V MaxNan(V a, V b) {
+    V r = _mm256_max_ps(a, b);
+    return _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+  }
+};
+
+struct Vf64Avx2 {
+  using T = double;
+  using V = __m256d;
+  static constexpr int kN = 4;
+  OF_TARGET_AVX2 static V Load(const T* p) { return _mm256_loadu_pd(p); }
+  OF_TARGET_AVX2 static void Store(T* p, V x) { _mm256_storeu_pd(p, x); }
+  OF_TARGET_AVX2 static V Set(T x) { return _mm256_set1_pd(x); }
+  OF_TARGET_AVX2 static V Add(V a, V b) { return _mm256_add_pd(a, b); }
+  OF_TARGET_AVX2 static V Sub(V a, V b) { return _mm256_sub_pd(a, b); }
+  OF_TARGET_AVX2 static V Mul(V a, V b) { return _mm256_mul_pd(a, b); }
+  OF_TARGET_AVX2 static V Div(V a, V b) { return _mm256_div_pd(a, b); }
+  OF_TARGET_AVX2 static V Sqrt(V a) { return _mm256_sqrt_pd(a); }
+  OF_TARGET_AVX2 static V Neg(V a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
+  OF_TARGET_AVX2 static V MaxNan(V a, V b) {
+    V r = _mm256_max_pd(a, b);
+    return _mm256_blendv_pd(r, a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
+  }
+};
+
+// The loop over whole vectors of W, then the scalar loop for the tail; inlined into
+// the copy compiled for W's instruction set (AdamAvx512, AdamAvx2).
 template <typename W>
-OF_TARGET_AVX512 void AdamAvx512(const AdamConsts<typename W::T>& k, typename W::T* p,
-                                 const typename W::T* g, typename W::T* m, typename W::T* v,
-                                 typename W::T* vmax, int64_t b, int64_t e) {
+OF_INLINE void AdamVector(const AdamConsts<typename W::T>& k, typename W::T* p,
+                          const typename W::T* g, typename W::T* m, typename W::T* v,
+                          typename W::T* vmax, int64_t b, int64_t e) {
   using T = typename W::T;
   using V = typename W::V;
   const V decay = W::Set(k.decay), wd = W::Set(k.wd), w = W::Set(k.w);
@@ -271,15 +313,38 @@ OF_TARGET_AVX512 void AdamAvx512(const AdamConsts<typename W::T>& k, typename W:
   }
   AdamScalar<T, T>(k, p, g, m, v, vmax, i, e);
 }
+
+template <typename W>
+OF_TARGET_AVX512 void AdamAvx512(const AdamConsts<typename W::T>& k, typename W::T* p,
+                                 const typename W::T* g, typename W::T* m, typename W::T* v,
+                                 typename W::T* vmax, int64_t b, int64_t e) {
+  AdamVector<W>(k, p, g, m, v, vmax, b, e);
+}
+
+template <typename W>
+OF_TARGET_AVX2 void AdamAvx2(const AdamConsts<typename W::T>& k, typename W::T* p,
+                             const typename W::T* g, typename W::T* m, typename W::T* v,
+                             typename W::T* vmax, int64_t b, int64_t e) {
+  AdamVector<W>(k, p, g, m, v, vmax, b, e);
+}
 #endif
 
 template <typename T>
 void AdamRange(const AdamConsts<AccT<T>>& k, T* p, const T* g, T* m, T* v, T* vmax, int64_t b,
                int64_t e) {
 #if defined(__x86_64__)
-  if (KernelIsa() == Isa::kAvx512) {
-    if constexpr (std::is_same_v<T, float>) return AdamAvx512<Vf32>(k, p, g, m, v, vmax, b, e);
-    if constexpr (std::is_same_v<T, double>) return AdamAvx512<Vf64>(k, p, g, m, v, vmax, b, e);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    constexpr bool kF32 = std::is_same_v<T, float>;
+    using W512 = std::conditional_t<kF32, Vf32, Vf64>;
+    using W256 = std::conditional_t<kF32, Vf32Avx2, Vf64Avx2>;
+    switch (KernelIsa()) {
+      case Isa::kAvx512:
+        return AdamAvx512<W512>(k, p, g, m, v, vmax, b, e);
+      case Isa::kAvx2:
+        return AdamAvx2<W256>(k, p, g, m, v, vmax, b, e);
+      case Isa::kBaseline:
+        break;
+    }
   }
 #endif
   AdamScalar<T, AccT<T>>(k, p, g, m, v, vmax, b, e);

@@ -1,10 +1,12 @@
-// CPU kernels of the pooling ops declared in ops/defs/pooling.cc.
+// CPU kernels of the pooling ops declared in ops/defs/pooling.cc: max and
+// average pooling and max_unpool (adaptive pooling: adaptive_pool_kernels.cc).
 //
 // Every op works on planes: the leading (batch, channel) dims of a
 // (N, C, *spatial) or (C, *spatial) tensor, each pooled independently, so the
 // kernels run one N-d loop nest per plane (spatial dims padded to 3) and
 // split the planes over threads with ParallelFor. Inputs are made contiguous
-// first (a plane is then a dense block). Channels_last tensors: see below.
+// first (a plane is then a dense block). Channels_last tensors: see
+// pooling_common.h.
 //
 // Average pooling of float32 and bfloat16 runs on oneDNN's pooling primitive
 // (forward and backward, cached like the convolutions) where its divisor
@@ -25,6 +27,7 @@
 
 #include "ops/cpu/loops.h"
 #include "ops/cpu/onednn_cache.h"
+#include "ops/cpu/pooling_common.h"
 #include "ops/defs/common.h"
 
 namespace oneflow {
@@ -33,106 +36,7 @@ namespace {
 
 constexpr DeviceType kCPU = DeviceType::kCPU;
 
-// Plane geometry with the spatial dims padded to 3 (leading ones of size 1).
-struct PoolGeom {
-  int64_t planes = 0;
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
-  int64_t k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
-  int64_t in_plane() const { return in[0] * in[1] * in[2]; }
-  int64_t out_plane() const { return out[0] * out[1] * out[2]; }
-};
-
-// Geometry of pooling `in_shape` to `out_shape` over the trailing `n` dims;
-// window lists may be empty (adaptive pools, no dilation).
-PoolGeom MakeGeom(const DimVector& in_shape, const DimVector& out_shape, int64_t n,
-                  const DimVector& kernel = {}, const DimVector& stride = {},
-                  const DimVector& padding = {}, const DimVector& dilation = {}) {
-  PoolGeom g;
-  const int64_t lead = static_cast<int64_t>(in_shape.size()) - n;
-  g.planes = 1;
-  for (int64_t i = 0; i < lead; ++i) g.planes *= in_shape[i];
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t j = 3 - n + i;
-    g.in[j] = in_shape[lead + i];
-    g.out[j] = out_shape[lead + i];
-    if (!kernel.empty()) g.k[j] = kernel[i];
-    if (!stride.empty()) g.s[j] = stride[i];
-    if (!padding.empty()) g.p[j] = padding[i];
-    if (!dilation.empty()) g.d[j] = dilation[i];
-  }
-  return g;
-}
-
-// Planes per ParallelFor chunk: about 32K inner iterations each.
-int64_t PlaneGrain(int64_t work_per_plane) {
-  return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work_per_plane));
-}
-
-template <typename T>
-inline bool IsNan(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    return false;
-  }
-}
-
-template <typename A>
-constexpr A LowestValue() {
-  if constexpr (std::numeric_limits<A>::has_infinity) {
-    return -std::numeric_limits<A>::infinity();
-  } else {
-    return std::numeric_limits<A>::lowest();
-  }
-}
-
-// The sum of n consecutive elements in A, with independent partial sums (a
-// single running sum is one long dependency chain; these vectorize).
-template <typename A, typename T>
-inline A SumSpan(const T* p, int64_t n) {
-  A part[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) part[j] += static_cast<A>(p[i + j]);
-  }
-  for (; i < n; ++i) part[0] += static_cast<A>(p[i]);
-  return ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
-}
-
-// ---- channels_last -----------------------------------------------------------------
-//
-// A batched 2-d (3-d) input in channels_last gets channels_last outputs (see
-// PoolStrides in ops/defs/pooling.cc). Max pooling and adaptive average
-// pooling run on that layout directly: an (N, *spatial, C) array, whose
-// windows are vectors of C channels. The other kernels compute in NCHW and
-// copy into the outputs (RunContiguous).
-
-// The channels_last format the (allocated) output `out` has over `n` spatial
-// dims, or contiguous when it has not.
-MemoryFormat ChannelsLastOut(const TensorImplPtr& out, int64_t n) {
-  if (n < 2 || out->ndim() != n + 2 || out->is_contiguous()) return MemoryFormat::kContiguous;
-  const MemoryFormat f = n == 2 ? MemoryFormat::kChannelsLast : MemoryFormat::kChannelsLast3d;
-  return IsContiguousAs(out->shape(), out->stride(), f) ? f : MemoryFormat::kContiguous;
-}
-
-// Runs kernel(c) with contiguous outputs: any that is not is replaced by a
-// contiguous buffer, copied into it afterwards.
-template <typename Kernel>
-void RunContiguous(OpCall& c, Kernel&& kernel) {
-  TensorList given = c.outputs;
-  bool any = false;
-  for (auto& o : c.outputs) {
-    if (o->is_contiguous()) continue;
-    o = TensorImpl::Empty(o->shape(), o->dtype(), o->device());
-    any = true;
-  }
-  kernel(c);
-  if (!any) return;
-  for (size_t i = 0; i < given.size(); ++i) {
-    if (given[i] != c.outputs[i]) CopyInto(c.outputs[i], given[i]);
-  }
-  c.outputs = std::move(given);
-}
+// ---- channels_last max pooling (see pooling_common.h) --------------------------
 
 // The window of output o along padded dim i of a max pool: [start, end) with
 // the start moved past the padding by whole dilation steps.
@@ -568,259 +472,6 @@ void AvgPoolBackwardKernel(OpCall& c) {
   });
 }
 
-// ---- adaptive pooling ------------------------------------------------------------------
-
-// PyTorch's adaptive window of output o along a dim: [floor(o * in / out),
-// ceil((o + 1) * in / out)).
-inline int64_t AdaptiveStart(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
-inline int64_t AdaptiveEnd(int64_t o, int64_t out, int64_t in) {
-  return ((o + 1) * in + out - 1) / out;
-}
-
-// Calls f(output offset, d0, d1, h0, h1, w0, w1) for every output of a plane.
-template <typename F>
-inline void ForEachAdaptiveWindow(const PoolGeom& g, F&& f) {
-  for (int64_t od = 0; od < g.out[0]; ++od) {
-    const int64_t d0 = AdaptiveStart(od, g.out[0], g.in[0]),
-                  d1 = AdaptiveEnd(od, g.out[0], g.in[0]);
-    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-      const int64_t h0 = AdaptiveStart(oh, g.out[1], g.in[1]),
-                    h1 = AdaptiveEnd(oh, g.out[1], g.in[1]);
-      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-        const int64_t w0 = AdaptiveStart(ow, g.out[2], g.in[2]),
-                      w1 = AdaptiveEnd(ow, g.out[2], g.in[2]);
-        f((od * g.out[1] + oh) * g.out[2] + ow, d0, d1, h0, h1, w0, w1);
-      }
-    }
-  }
-}
-
-// Inner iterations per plane of an adaptive pool (windows overlap by at most
-// one element per dim).
-int64_t AdaptiveWork(const PoolGeom& g) {
-  int64_t w = 1;
-  for (int i = 0; i < 3; ++i) w *= std::max(g.in[i], g.out[i]) + g.out[i];
-  return w;
-}
-
-// Adaptive average pooling of an (N, *spatial, C) array.
-template <typename T>
-void AdaptiveAvgCL(const T* x, T* y, const PoolGeom& g, int64_t N, int64_t C) {
-  using A = AccT<T>;
-  const int64_t ip = g.in_plane(), op = g.out_plane();
-  ParallelFor(N, 1, [&](int64_t b, int64_t e) {
-    std::vector<A> acc(C);
-    A* sum = acc.data();
-    for (int64_t nb = b; nb < e; ++nb) {
-      const T* in = x + nb * ip * C;
-      T* out = y + nb * op * C;
-      ForEachAdaptiveWindow(g, [&](int64_t o, int64_t d0, int64_t d1, int64_t h0, int64_t h1,
-                                   int64_t w0, int64_t w1) {
-        std::fill(acc.begin(), acc.end(), A(0));
-        for (int64_t id = d0; id < d1; ++id) {
-          for (int64_t ih = h0; ih < h1; ++ih) {
-            for (int64_t iw = w0; iw < w1; ++iw) {
-              const T* v = in + ((id * g.in[1] + ih) * g.in[2] + iw) * C;
-#pragma omp simd
-              for (int64_t ch = 0; ch < C; ++ch) sum[ch] += static_cast<A>(v[ch]);
-            }
-          }
-        }
-        const A inv = A(1) / static_cast<A>((d1 - d0) * (h1 - h0) * (w1 - w0));
-        T* dst = out + o * C;
-        for (int64_t ch = 0; ch < C; ++ch) dst[ch] = static_cast<T>(sum[ch] * inv);
-      });
-    }
-  });
-}
-
-// Its adjoint: each output's channel vector, divided by its window's size,
-// added over the window.
-template <typename T>
-void AdaptiveAvgBackwardCL(const T* gy, T* gx, const PoolGeom& g, int64_t N, int64_t C) {
-  using A = AccT<T>;
-  const int64_t ip = g.in_plane(), op = g.out_plane();
-  ParallelFor(N, 1, [&](int64_t b, int64_t e) {
-    std::vector<A> val(C);
-    A* v = val.data();
-    for (int64_t nb = b; nb < e; ++nb) {
-      T* in = gx + nb * ip * C;
-      const T* out = gy + nb * op * C;
-      std::fill(in, in + ip * C, T(0));
-      ForEachAdaptiveWindow(g, [&](int64_t o, int64_t d0, int64_t d1, int64_t h0, int64_t h1,
-                                   int64_t w0, int64_t w1) {
-        const A inv = A(1) / static_cast<A>((d1 - d0) * (h1 - h0) * (w1 - w0));
-        for (int64_t ch = 0; ch < C; ++ch) v[ch] = static_cast<A>(out[o * C + ch]) * inv;
-        for (int64_t id = d0; id < d1; ++id) {
-          for (int64_t ih = h0; ih < h1; ++ih) {
-            for (int64_t iw = w0; iw < w1; ++iw) {
-              T* dst = in + ((id * g.in[1] + ih) * g.in[2] + iw) * C;
-#pragma omp simd
-              for (int64_t ch = 0; ch < C; ++ch) {
-                dst[ch] = static_cast<T>(static_cast<A>(dst[ch]) + v[ch]);
-              }
-            }
-          }
-        }
-      });
-    }
-  });
-}
-
-void AdaptiveAvgKernel(OpCall& c) {
-  const TensorImplPtr& y = c.outputs[0];
-  if (y->numel() == 0) return;
-  const int64_t n = static_cast<int64_t>(c.args[1].int_list().size());
-  const MemoryFormat cl = ChannelsLastOut(y, n);
-  if (cl != MemoryFormat::kContiguous) {
-    const TensorImplPtr x = ContiguousAs(c.tensor(0), cl);
-    const PoolGeom g = MakeGeom(x->shape(), y->shape(), n);
-    DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      AdaptiveAvgCL<T>(reinterpret_cast<const T*>(x->data()), reinterpret_cast<T*>(y->data()), g,
-                       x->shape()[0], x->shape()[1]);
-    });
-    return;
-  }
-  if (!y->is_contiguous()) return RunContiguous(c, AdaptiveAvgKernel);
-  const TensorImplPtr x = Contiguous(c.tensor(0));
-  const PoolGeom g = MakeGeom(x->shape(), y->shape(), n);
-  DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = AccT<T>;
-    const T* xp = reinterpret_cast<const T*>(x->data());
-    T* yp = reinterpret_cast<T*>(y->data());
-    const int64_t ip = g.in_plane(), op = g.out_plane();
-    if (op == 1) {  // global average pooling: a mean per plane
-      ParallelFor(g.planes, PlaneGrain(ip), [&](int64_t b, int64_t e) {
-        for (int64_t pl = b; pl < e; ++pl) {
-          yp[pl] = static_cast<T>(SumSpan<A>(xp + pl * ip, ip) / static_cast<A>(ip));
-        }
-      });
-      return;
-    }
-    ParallelFor(g.planes, PlaneGrain(AdaptiveWork(g)), [&](int64_t b, int64_t e) {
-      for (int64_t pl = b; pl < e; ++pl) {
-        const T* in = xp + pl * ip;
-        T* out = yp + pl * op;
-        ForEachAdaptiveWindow(g, [&](int64_t o, int64_t d0, int64_t d1, int64_t h0, int64_t h1,
-                                     int64_t w0, int64_t w1) {
-          A sum = A(0);
-          for (int64_t id = d0; id < d1; ++id) {
-            if (w1 - w0 == g.in[2]) {  // whole rows: one consecutive span
-              sum += SumSpan<A>(in + (id * g.in[1] + h0) * g.in[2], (h1 - h0) * g.in[2]);
-              continue;
-            }
-            for (int64_t ih = h0; ih < h1; ++ih) {
-              sum += SumSpan<A>(in + (id * g.in[1] + ih) * g.in[2] + w0, w1 - w0);
-            }
-          }
-          out[o] = static_cast<T>(sum / static_cast<A>((d1 - d0) * (h1 - h0) * (w1 - w0)));
-        });
-      }
-    });
-  });
-}
-
-void AdaptiveAvgBackwardKernel(OpCall& c) {
-  const TensorImplPtr& gx = c.outputs[0];
-  if (gx->numel() == 0) return;
-  const int64_t n = static_cast<int64_t>(c.args[1].int_list().size());
-  const MemoryFormat cl = ChannelsLastOut(gx, n);
-  if (cl != MemoryFormat::kContiguous) {
-    const TensorImplPtr gy = ContiguousAs(c.tensor(0), cl);
-    const PoolGeom g = MakeGeom(gx->shape(), gy->shape(), n);
-    DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      AdaptiveAvgBackwardCL<T>(reinterpret_cast<const T*>(gy->data()),
-                               reinterpret_cast<T*>(gx->data()), g, gx->shape()[0], gx->shape()[1]);
-    });
-    return;
-  }
-  if (!gx->is_contiguous()) return RunContiguous(c, AdaptiveAvgBackwardKernel);
-  const TensorImplPtr gy = Contiguous(c.tensor(0));
-  const PoolGeom g = MakeGeom(gx->shape(), gy->shape(), n);
-  DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = AccT<T>;
-    const T* gyp = reinterpret_cast<const T*>(gy->data());
-    T* gxp = reinterpret_cast<T*>(gx->data());
-    const int64_t ip = g.in_plane(), op = g.out_plane();
-    if (op == 1) {  // global average pooling: each plane gets its gradient / size
-      ParallelFor(g.planes, PlaneGrain(ip), [&](int64_t b, int64_t e) {
-        for (int64_t pl = b; pl < e; ++pl) {
-          const T v = static_cast<T>(static_cast<A>(gyp[pl]) / static_cast<A>(ip));
-          std::fill(gxp + pl * ip, gxp + (pl + 1) * ip, v);
-        }
-      });
-      return;
-    }
-    ParallelFor(g.planes, PlaneGrain(AdaptiveWork(g)), [&](int64_t b, int64_t e) {
-      for (int64_t pl = b; pl < e; ++pl) {
-        T* in = gxp + pl * ip;
-        const T* out = gyp + pl * op;
-        std::fill(in, in + ip, T(0));
-        ForEachAdaptiveWindow(g, [&](int64_t o, int64_t d0, int64_t d1, int64_t h0, int64_t h1,
-                                     int64_t w0, int64_t w1) {
-          const A v = static_cast<A>(out[o]) / static_cast<A>((d1 - d0) * (h1 - h0) * (w1 - w0));
-          for (int64_t id = d0; id < d1; ++id) {
-            for (int64_t ih = h0; ih < h1; ++ih) {
-              T* row = in + (id * g.in[1] + ih) * g.in[2];
-              for (int64_t iw = w0; iw < w1; ++iw)
-                row[iw] = static_cast<T>(static_cast<A>(row[iw]) + v);
-            }
-          }
-        });
-      }
-    });
-  });
-}
-
-void AdaptiveMaxKernel(OpCall& c) {
-  if (c.outputs[0]->numel() == 0) return;
-  if (!c.outputs[0]->is_contiguous() || !c.outputs[1]->is_contiguous()) {
-    return RunContiguous(c, AdaptiveMaxKernel);
-  }
-  const TensorImplPtr x = Contiguous(c.tensor(0));
-  const TensorImplPtr &y = c.outputs[0], &idx = c.outputs[1];
-  const int64_t n = static_cast<int64_t>(c.args[1].int_list().size());
-  const PoolGeom g = MakeGeom(x->shape(), y->shape(), n);
-  DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = AccT<T>;
-    const T* xp = reinterpret_cast<const T*>(x->data());
-    T* yp = reinterpret_cast<T*>(y->data());
-    int64_t* ip_out = reinterpret_cast<int64_t*>(idx->data());
-    const int64_t ip = g.in_plane(), op = g.out_plane();
-    ParallelFor(g.planes, PlaneGrain(AdaptiveWork(g)), [&](int64_t b, int64_t e) {
-      for (int64_t pl = b; pl < e; ++pl) {
-        const T* in = xp + pl * ip;
-        T* out = yp + pl * op;
-        int64_t* ind = ip_out + pl * op;
-        ForEachAdaptiveWindow(g, [&](int64_t o, int64_t d0, int64_t d1, int64_t h0, int64_t h1,
-                                     int64_t w0, int64_t w1) {
-          A maxval = LowestValue<A>();
-          int64_t best = (d0 * g.in[1] + h0) * g.in[2] + w0;
-          for (int64_t id = d0; id < d1; ++id) {
-            for (int64_t ih = h0; ih < h1; ++ih) {
-              const int64_t row = (id * g.in[1] + ih) * g.in[2];
-              for (int64_t iw = w0; iw < w1; ++iw) {
-                const A v = static_cast<A>(in[row + iw]);
-                if (v > maxval || IsNan(v)) {
-                  maxval = v;
-                  best = row + iw;
-                }
-              }
-            }
-          }
-          out[o] = static_cast<T>(maxval);
-          ind[o] = best;
-        });
-      }
-    });
-  });
-}
-
 // ---- max_unpool ---------------------------------------------------------------------------
 
 // out[plane][indices[plane][j]] = input[plane][j], zeros elsewhere; an index
@@ -868,13 +519,6 @@ OF_KERNEL("avg_pool1d", kCPU, kNumericDTypes, &AvgPoolKernel);
 OF_KERNEL("avg_pool2d", kCPU, kNumericDTypes, &AvgPoolKernel);
 OF_KERNEL("avg_pool3d", kCPU, kNumericDTypes, &AvgPoolKernel);
 OF_KERNEL("avg_pool_backward", kCPU, kFloatingDTypes, &AvgPoolBackwardKernel);
-OF_KERNEL("adaptive_avg_pool1d", kCPU, kFloatingDTypes, &AdaptiveAvgKernel);
-OF_KERNEL("adaptive_avg_pool2d", kCPU, kFloatingDTypes, &AdaptiveAvgKernel);
-OF_KERNEL("adaptive_avg_pool3d", kCPU, kFloatingDTypes, &AdaptiveAvgKernel);
-OF_KERNEL("adaptive_avg_pool_backward", kCPU, kFloatingDTypes, &AdaptiveAvgBackwardKernel);
-OF_KERNEL("adaptive_max_pool1d", kCPU, kFloatingDTypes, &AdaptiveMaxKernel);
-OF_KERNEL("adaptive_max_pool2d", kCPU, kFloatingDTypes, &AdaptiveMaxKernel);
-OF_KERNEL("adaptive_max_pool3d", kCPU, kFloatingDTypes, &AdaptiveMaxKernel);
 OF_KERNEL("max_unpool1d", kCPU, kFloatingDTypes, &MaxUnpoolKernel);
 OF_KERNEL("max_unpool2d", kCPU, kFloatingDTypes, &MaxUnpoolKernel);
 OF_KERNEL("max_unpool3d", kCPU, kFloatingDTypes, &MaxUnpoolKernel);

@@ -1,5 +1,5 @@
 // Loss functions: declarations, argument checks and backward formulas.
-// Kernels: ops/cpu/loss_kernels.cc.
+// Kernels: ops/cpu/loss_kernels.cc and ops/cpu/ctc_loss_kernels.cc.
 //
 // The public ops (cross_entropy, nll_loss, mse_loss, ...) are composites that
 // check their arguments as PyTorch does and reduce. Cross entropy with class

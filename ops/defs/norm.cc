@@ -1,6 +1,6 @@
 // Normalization ops: batch_norm, layer_norm, group_norm, instance_norm and
 // rms_norm. Declarations, shape/dtype rules and backward formulas; kernels:
-// ops/cpu/norm_kernels.cc.
+// ops/cpu/row_norm_kernels.cc and ops/cpu/batch_norm_kernels.cc.
 //
 // Each family has a kernel op with PyTorch's native signature, returning the
 // statistics it computed (native_layer_norm -> (out, mean, rstd)), a fused

@@ -1,8 +1,9 @@
 // Pooling: max_pool{1,2,3}d (with and without indices), avg_pool{1,2,3}d,
 // adaptive_avg_pool{1,2,3}d, adaptive_max_pool{1,2,3}d, max_unpool{1,2,3}d.
 // Each takes (C, *spatial) or (N, C, *spatial) input, as PyTorch does. Shape
-// checks and messages follow PyTorch's; kernels: ops/cpu/pooling_kernels.cc
-// (one N-d kernel per family, reading N from the arguments).
+// checks and messages follow PyTorch's; kernels: ops/cpu/pooling_kernels.cc and
+// ops/cpu/adaptive_pool_kernels.cc (one N-d kernel per family, reading N from
+// the arguments).
 //
 // Gradients go through three gradient ops whose own gradients are again
 // pooling ops (so create_graph works):

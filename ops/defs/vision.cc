@@ -1,6 +1,7 @@
 // Vision ops: interpolation (nearest, nearest-exact, linear, bilinear,
 // trilinear, bicubic, area), grid sampling and affine grids, pixel shuffles and
-// im2col / col2im (F.unfold / F.fold). Kernels: ops/cpu/vision_kernels.cc;
+// im2col / col2im (F.unfold / F.fold). Kernels: ops/cpu/upsample_kernels.cc,
+// grid_sampler_kernels.cc and im2col_kernels.cc;
 // Python wrappers (F.interpolate, F.grid_sample, ...): nn/functional/_vision.py.
 //
 // The interpolation ops take the input's size as an argument (as PyTorch's
