@@ -27,32 +27,18 @@ import argparse
 import datetime
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import time
 
 from machine import describe
+from ranks import child_env, free_port
 
 VARIANTS = {
     "all_gather": ("oneflow", "oneflow S(0)->B", "torch"),
     "all_reduce": ("oneflow", "oneflow P->B", "torch"),
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _child_env() -> dict:
-    """This process's import path for the ranks (under Bazel, the runfiles' directories)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    env["PYTHONSAFEPATH"] = "1"
-    return env
 
 
 # ---- one rank ------------------------------------------------------------------------------------
@@ -148,9 +134,9 @@ def _worker(args) -> int:
 def run_world(nproc: int, args) -> dict:
     """Runs the ranks of one world size through the launcher; returns rank 0's report."""
     cmd = [sys.executable, "-m", "oneflow.distributed.launch", "--nproc_per_node", str(nproc), "--master_port",
-           str(_free_port()), os.path.abspath(__file__), "--worker", "--mib", str(args.mib), "--repeats",
-           str(args.repeats), "--timeout", str(args.timeout), "--torch_port", str(_free_port())]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_child_env(), timeout=args.timeout * 4 + 600)
+           str(free_port()), os.path.abspath(__file__), "--worker", "--mib", str(args.mib), "--repeats",
+           str(args.repeats), "--timeout", str(args.timeout), "--torch_port", str(free_port())]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=args.timeout * 4 + 600)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("BENCH ")]
     if proc.returncode != 0 or not lines:
         raise RuntimeError(f"the benchmark on {nproc} ranks failed (launcher exit {proc.returncode}):\n"

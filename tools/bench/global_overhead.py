@@ -16,13 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import time
 
 from machine import describe
+from ranks import child_env, free_port
 
 # name -> (op, shape of x, shape of the other input, sbp of x, sbp of the other input)
 CASES = {
@@ -31,20 +31,6 @@ CASES = {
     "matmul_64x64_S0B": ("matmul", (64, 64), (64, 64), "S0", "B"),
 }
 VARIANTS = ("local", "1-rank", "2-rank")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _child_env() -> dict:
-    """This process's import path for the ranks (under Bazel, the runfiles' directories)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    env["PYTHONSAFEPATH"] = "1"
-    return env
 
 
 # ---- one rank ------------------------------------------------------------------------------------
@@ -118,9 +104,9 @@ def _worker(args) -> int:
 def run_ranks(args) -> dict:
     """Runs the 2 ranks through the launcher; returns rank 0's report."""
     cmd = [sys.executable, "-m", "oneflow.distributed.launch", "--nproc_per_node", "2", "--master_port",
-           str(_free_port()), os.path.abspath(__file__), "--worker", "--repeats", str(args.repeats), "--number",
+           str(free_port()), os.path.abspath(__file__), "--worker", "--repeats", str(args.repeats), "--number",
            str(args.number), "--cases", args.cases]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_child_env(), timeout=args.timeout)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=args.timeout)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("BENCH ")]
     if proc.returncode != 0 or not lines:
         raise RuntimeError(f"the benchmark failed (launcher exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
