@@ -526,19 +526,19 @@ OF_OP(
     "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
     "int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor")
     .Composite(ConvTransposeNd<1>)
-    .Sbp(sbp::Family("conv"))
+    .Sbp(sbp::Family("conv", "transposed=1"))
     .Autocast(amp::kLower);
 OF_OP(
     "conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
     "int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor")
     .Composite(ConvTransposeNd<2>)
-    .Sbp(sbp::Family("conv"))
+    .Sbp(sbp::Family("conv", "transposed=1"))
     .Autocast(amp::kLower);
 OF_OP(
     "conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
     "int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor")
     .Composite(ConvTransposeNd<3>)
-    .Sbp(sbp::Family("conv"))
+    .Sbp(sbp::Family("conv", "transposed=1"))
     .Autocast(amp::kLower);
 
 }  // namespace

@@ -667,7 +667,7 @@ OF_OP(
                Call("var.correction", {x3, DimVector{2}, Value(Scalar::Int(1)), false}));
       }
     })
-    .Sbp(sbp::Family("batch_norm"))
+    .Sbp(sbp::Family("batch_norm", "instance=1"))
     .Autocast(amp::kNone);
 
 }  // namespace

@@ -436,12 +436,12 @@ OF_OP("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor")
 OF_OP("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
     .Infer(InferArgExtreme)
     .NonDifferentiable()
-    .Sbp(sbp::Reduction())
+    .Sbp(sbp::Family("reduction", "flat_without_dim=1"))
     .Autocast(amp::kNone);
 OF_OP("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
     .Infer(InferArgExtreme)
     .NonDifferentiable()
-    .Sbp(sbp::Reduction())
+    .Sbp(sbp::Family("reduction", "flat_without_dim=1"))
     .Autocast(amp::kNone);
 
 // ---- std, var ------------------------------------------------------------------------

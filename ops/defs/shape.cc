@@ -191,11 +191,11 @@ void SplitWithSizes(OpCall& call) {
 }
 
 OF_OP("split(Tensor self, int split_size, int dim=0) -> Tensor[]").Composite(Split)
-    .Sbp(sbp::Family("split"))
+    .Sbp(sbp::Family("split", "count=split_size"))
     .Autocast(amp::kNone);
 OF_OP("split.sizes(Tensor self, int[] split_size, int dim=0) -> Tensor[]")
     .Composite(SplitWithSizes)
-    .Sbp(sbp::Family("split"))
+    .Sbp(sbp::Family("split", "count=split_sizes"))
     .Autocast(amp::kNone);
 
 void Chunk(OpCall& call) {
@@ -210,7 +210,7 @@ void Chunk(OpCall& call) {
   NarrowPieces(call, x, dim, size == 0 ? DimVector(chunks, 0) : EvenSizes(size, split));
 }
 OF_OP("chunk(Tensor self, int chunks, int dim=0) -> Tensor[]").Composite(Chunk)
-    .Sbp(sbp::Family("split"))
+    .Sbp(sbp::Family("split", "count=chunks"))
     .Autocast(amp::kNone);
 
 void CheckTensorSplittable(const TensorImplPtr& x) {
@@ -280,11 +280,11 @@ OF_OP("tensor_split.tensor(Tensor self, Tensor tensor_indices_or_sections, int d
     .Autocast(amp::kNone);
 OF_OP("tensor_split.sections(Tensor self, int sections, int dim=0) -> Tensor[]")
     .Composite(TensorSplitSections)
-    .Sbp(sbp::Family("split"))
+    .Sbp(sbp::Family("split", "count=sections"))
     .Autocast(amp::kNone);
 OF_OP("tensor_split.indices(Tensor self, int[] indices, int dim=0) -> Tensor[]")
     .Composite(TensorSplitIndices)
-    .Sbp(sbp::Family("split"))
+    .Sbp(sbp::Family("split", "count=indices"))
     .Autocast(amp::kNone);
 
 // A dim of a tensor that must have one (unbind, roll with dims).
@@ -300,7 +300,7 @@ void Unbind(OpCall& call) {
   for (int64_t i = 0; i < x->shape()[dim]; ++i) call.outputs.push_back(Call("select", {x, dim, i}));
 }
 OF_OP("unbind(Tensor self, int dim=0) -> Tensor[]").Composite(Unbind)
-    .Sbp(sbp::Family("split"))
+    .Sbp(sbp::Family("split", "count=unbind removes=1"))
     .Autocast(amp::kNone);
 
 // ---- repeat / tile -----------------------------------------------------------
@@ -366,7 +366,7 @@ void Tile(OpCall& call) {
   call.outputs = {Call("repeat", {x, dims})};
 }
 OF_OP("tile(Tensor self, int[] dims) -> Tensor").Composite(Tile)
-    .Sbp(sbp::Family("repeat"))
+    .Sbp(sbp::Family("repeat", "pad_front=1"))
     .Autocast(amp::kNone);
 
 // ---- flip / roll ---------------------------------------------------------------

@@ -66,13 +66,13 @@ std::optional<int64_t> OptionalInt(const Value& v) {
 
 OF_VIEW_OP("view(Tensor(a) self, int[] size) -> Tensor(a)", view, View(t, c.args[1].int_list()),
            Call("reshape", {g, Shape(x())}),
-           sbp::Family("reshape"));
+           sbp::Family("reshape", "local=view"));
 OF_VIEW_OP("reshape(Tensor(a) self, int[] shape) -> Tensor(a)", reshape,
            Reshape(t, c.args[1].int_list()), Call("reshape", {g, Shape(x())}),
            sbp::Family("reshape"));
 OF_VIEW_OP("flatten(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", flatten,
            Flatten(t, c.args[1].to_int(), c.args[2].to_int()), Call("reshape", {g, Shape(x())}),
-           sbp::Family("reshape"));
+           sbp::Family("reshape", "target=flatten"));
 OF_VIEW_OP("squeeze(Tensor(a) self, int[]? dim=None) -> Tensor(a)", squeeze,
            Squeeze(t, OptionalDims(c.args[1])), Call("reshape", {g, Shape(x())}),
            sbp::Family("squeeze"));
@@ -85,9 +85,9 @@ OF_VIEW_OP("expand(Tensor(a) self, int[] size) -> Tensor(a)", expand,
 OF_VIEW_OP("transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", transpose,
            Transpose(t, c.args[1].to_int(), c.args[2].to_int()),
            Call("transpose", {g, c.int_arg(1), c.int_arg(2)}),
-           sbp::Family("permute"));
+           sbp::Family("permute", "perm=swap"));
 OF_VIEW_OP("t(Tensor(a) self) -> Tensor(a)", t, TwoDimTranspose(t), Call("t", {g}),
-           sbp::Family("permute"));
+           sbp::Family("permute", "perm=reverse"));
 OF_VIEW_OP("permute(Tensor(a) self, int[] dims) -> Tensor(a)", permute,
            Permute(t, c.args[1].int_list()),
            Call("permute", {g, InversePermutation(c.arg(1).int_list(), g->ndim())}),
@@ -102,7 +102,7 @@ OF_VIEW_OP("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)"
 OF_VIEW_OP("select(Tensor(a) self, int dim, int index) -> Tensor(a)", select,
            Select(t, c.args[1].to_int(), c.args[2].to_int()),
            Call("select_backward", {g, Shape(x()), c.int_arg(1), c.int_arg(2)}),
-           sbp::Family("select"));
+           sbp::Family("along_dim", "removes=1 linear=1"));
 OF_VIEW_OP(
     "slice(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)",
     slice,

@@ -135,12 +135,12 @@ def _copy_rule(call):
 # ---- reductions -------------------------------------------------------------------------------------
 
 
-def _reduce_dims(call, ndim: int):
-    """(reduced dims, keepdim) of a reduction call; all dims when none are given."""
-    name = call.info.name
+def _reduce_dims(call, ndim: int, flat_without_dim: bool = False):
+    """(reduced dims, keepdim) of a reduction call; all dims when none are given, or None when
+    the op then works on the flattened tensor (argmax's index into it)."""
     dim = call.arg("dim")
     keepdim = bool(call.arg("keepdim", False))
-    if name in ("argmax", "argmin") and dim is None:
+    if flat_without_dim and dim is None:
         return None, keepdim
     if dim is None or (isinstance(dim, list) and len(dim) == 0):
         return list(range(ndim)), keepdim
@@ -149,11 +149,11 @@ def _reduce_dims(call, ndim: int):
     return sorted({_wrap_dim(d, ndim) for d in dim}), keepdim
 
 
-def reduction(linear: str | None = None, nout: int = 1):
+def reduction(linear: str | None = None, nout: int = 1, flat_without_dim: bool = False):
     def rule(call):
         x = call.metas[0]
         k = len(call.slots)
-        dims, keepdim = _reduce_dims(call, x.ndim)
+        dims, keepdim = _reduce_dims(call, x.ndim, flat_without_dim)
         cands = [all_b(call)]
         if dims is None or x.ndim == 0:
             return Rule(cands)

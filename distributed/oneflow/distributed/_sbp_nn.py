@@ -136,7 +136,7 @@ def _group_norm_rule(call):
     return Rule([all_b(call), Sig(_bs(k, s0=S(0)), [S(0)], {0: {0: x.shape[0]}})], empty_ok=False)
 
 
-def _batch_norm_rule(call):
+def _batch_norm_rule(call, instance: bool = False):
     x = call.metas[0]
     k = len(call.slots)
     nout = len(call.info.returns)
@@ -149,7 +149,7 @@ def _batch_norm_rule(call):
         sizes = {0: {1: x.shape[1]}}
         sizes.update({j: {0: x.shape[1]} for j in range(1, nout)})
         cands.append(Sig(ins, outs, sizes))
-    if not training or call.info.name == "instance_norm" and call.arg("running_mean") is None:
+    if not training or instance and call.arg("running_mean") is None:
         for d in range(x.ndim):
             if d != 1:
                 cands.append(Sig(_bs(k, s0=S(d)), [S(d)] + [B] * (nout - 1), {0: {d: x.shape[d]}}))
@@ -159,11 +159,11 @@ def _batch_norm_rule(call):
 # ---- convolution and friends --------------------------------------------------------------------
 
 
-def _conv_rule(call):
+def _conv_rule(call, transposed: bool = False):
     x, w = call.metas[0], call.metas[1]
     k = len(call.slots)
     groups = call.arg("groups", 1)
-    transposed = call.info.name.startswith("conv_transpose") or bool(call.arg("transposed", False))
+    transposed = transposed or bool(call.arg("transposed", False))
     batched = x.ndim == w.ndim
     cands = [all_b(call)]
 

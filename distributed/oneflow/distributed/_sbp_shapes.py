@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from oneflow.distributed import _layout
-from oneflow.distributed._sbp_common import _bs, _call, _coord, _wrap_dim, along_dim
+from oneflow.distributed._sbp_common import _bs, _call, _coord, _wrap_dim
 from oneflow.distributed.dispatch import Rule, Sig, all_b
 from oneflow.distributed.sbp import P, S
 
@@ -43,37 +43,37 @@ def _stack_rule(call):
     return Rule(cands)
 
 
-def _split_count(call, size: int) -> int | None:
-    name, overload = call.info.name, call.info.overload
-    if name == "split" and overload == "":
+def _split_count(call, size: int, count: str) -> int | None:
+    """How many pieces, by the argument the op's ``count`` parameter names; None when it depends
+    on a tensor's values."""
+    if count == "split_size":
         step = call.arg("split_size")
         return max(1, math.ceil(size / step)) if step > 0 else None
-    if name == "split" and overload == "sizes":
+    if count == "split_sizes":
         return len(call.arg("split_size"))
-    if name == "chunk":
+    if count == "chunks":
         chunks = call.arg("chunks")
         if size == 0:
             return chunks
         step = math.ceil(size / chunks)
         return math.ceil(size / step)
-    if name == "tensor_split" and overload == "sections":
+    if count == "sections":
         return call.arg("sections")
-    if name == "tensor_split" and overload == "indices":
+    if count == "indices":
         return len(call.arg("indices")) + 1
-    if name == "unbind":
+    if count == "unbind":
         return size
     return None
 
 
-def _split_rule(call):
+def _split_rule(call, count: str = "", removes: bool = False):
     x = call.metas[0]
     k = len(call.slots)
     dim = _wrap_dim(call.arg("dim", 0), x.ndim)
-    count = _split_count(call, x.shape[dim])
+    count = _split_count(call, x.shape[dim], count)
     cands = [all_b(call)]
     if count is None or k != 1:
         return Rule(cands)
-    removes = call.info.name == "unbind"
     for d in range(x.ndim):
         if d != dim:
             d_out = d - 1 if removes and d > dim else d
@@ -122,9 +122,8 @@ def _resolve_shape(shape, numel: int) -> tuple | None:
     return tuple(shape) if math.prod(shape) == numel else None
 
 
-def _reshape_target(call, x) -> tuple | None:
-    name = call.info.name
-    if name == "flatten":
+def _reshape_target(call, x, target: str) -> tuple | None:
+    if target == "flatten":
         if x.ndim == 0:
             return (1,)
         start, end = _wrap_dim(call.arg("start_dim"), x.ndim), _wrap_dim(call.arg("end_dim"), x.ndim)
@@ -134,9 +133,10 @@ def _reshape_target(call, x) -> tuple | None:
     return _resolve_shape(call.arg("size", call.arg("shape")), math.prod(x.shape))
 
 
-def _reshape_rule(call):
+def _reshape_rule(call, target: str = "shape", local: str = "reshape"):
     x = call.metas[0]
-    target = _reshape_target(call, x)
+    local_op = local
+    target = _reshape_target(call, x, target)
     if target is None:
         return Rule([all_b(call)])
     groups = _reshape_groups(x.shape, target) or []
@@ -166,7 +166,7 @@ def _reshape_rule(call):
         coord = _coord(call)
         nd = tuple(sig.out(0) for sig in chosen)
         shape = _layout.local_shape(target, nd, call.placement.hierarchy, coord or (0,) * call.placement.ndim)
-        return _call("view" if call.info.name == "view" else "reshape", args[0], list(shape))
+        return _call(local_op, args[0], list(shape))
 
     return Rule(cands, local=local, nest_safe=False)
 
@@ -224,21 +224,20 @@ def _expand_rule(call):
     return Rule(cands, local=local)
 
 
-def _permutation(call, ndim: int) -> list:
-    name = call.info.name
-    if name == "permute":
+def _permutation(call, ndim: int, perm: str) -> list:
+    if perm == "dims":
         return [_wrap_dim(d, ndim) for d in call.arg("dims")]
+    if perm == "reverse":
+        return list(range(ndim))[::-1]
     perm = list(range(ndim))
-    if name == "t":
-        return perm[::-1]
     a, b = _wrap_dim(call.arg("dim0"), ndim), _wrap_dim(call.arg("dim1"), ndim)
     perm[a], perm[b] = perm[b], perm[a]
     return perm
 
 
-def _permute_rule(call):
+def _permute_rule(call, perm: str = "dims"):
     x = call.metas[0]
-    perm = _permutation(call, x.ndim)
+    perm = _permutation(call, x.ndim, perm)
     cands = [all_b(call)]
     for d_out, d in enumerate(perm):
         cands.append(Sig([S(d)], [S(d_out)], {0: {d_out: x.shape[d]}}))
@@ -246,14 +245,10 @@ def _permute_rule(call):
     return Rule(cands)
 
 
-def _select_rule(call):
-    return along_dim(removes=call.info.name == "select", linear=True)(call)
-
-
-def _repeat_rule(call):
+def _repeat_rule(call, pad_front: bool = False):
     x = call.metas[0]
     reps = list(call.arg("repeats", call.arg("dims")))
-    if call.info.name == "tile" and len(reps) < x.ndim:
+    if pad_front and len(reps) < x.ndim:  # tile: missing leading repeats are 1
         reps = [1] * (x.ndim - len(reps)) + reps
     off = len(reps) - x.ndim
     if off < 0:

@@ -70,7 +70,6 @@ from oneflow.distributed._sbp_shapes import (
     _permute_rule,
     _repeat_rule,
     _reshape_rule,
-    _select_rule,
     _split_rule,
     _squeeze_rule,
     _stack_rule,
@@ -89,8 +88,6 @@ def _random_inplace_rule(call):
     m = call.metas[0]
     cands = [Sig([s] + [B] * (len(call.slots) - 1), [s], {0: {s.axis: m.shape[s.axis]}} if s.is_split() else None)
              for s in [S(d) for d in range(m.ndim)] + [B]]
-    if call.info.name == "bernoulli_" and call.info.overload == "float":
-        return _random_fill_rule(call)
 
     def local(call, args, chosen):
         from oneflow.distributed.global_tensor import GlobalTensor
@@ -116,8 +113,8 @@ def _random_inplace_rule(call):
 
 
 def _fixed(fn):
-    """A family without parameters."""
-    return lambda: fn
+    """A family whose rule takes the declared parameters as keyword arguments."""
+    return lambda **params: (lambda call: fn(call, **params)) if params else fn
 
 
 def _broadcast_only():
@@ -126,7 +123,7 @@ def _broadcast_only():
 
 FAMILIES: dict = {
     "elementwise": lambda partial="": elementwise(*(tuple(w) for w in partial.split(",") if w)),
-    "reduction": lambda linear=None, nout=1: reduction(linear, nout),
+    "reduction": lambda linear=None, nout=1, flat_without_dim=False: reduction(linear, nout, flat_without_dim),
     "along_dim": along_dim,
     "spatial": lambda n, linear=False, input_size_arg=None, nout=None: spatial(
         None if n == "any" else n, linear, input_size_arg, nout),
@@ -157,7 +154,6 @@ FAMILIES: dict = {
     "unsqueeze": _fixed(_unsqueeze_rule),
     "expand": _fixed(_expand_rule),
     "permute": _fixed(_permute_rule),
-    "select": _fixed(_select_rule),
     "repeat": _fixed(_repeat_rule),
     "pointwise_loss": _fixed(_pointwise_loss_rule),
     "class_loss": _fixed(_class_loss_rule),
