@@ -67,7 +67,9 @@ inline SbpRule BroadcastOnly(const std::string& reason) { return {"broadcast_onl
 inline SbpRule NoSplitRuleYet() {
   return BroadcastOnly("no split rule written yet: runs on whole tensors on every rank");
 }
-// No global meaning at all (the result depends on the local memory layout).
+// Refused on global tensors; `reason` says why (as_strided's result depends on
+// the local memory layout; the fused multi-tensor optimizer kernels write into
+// lists the schema cannot mark).
 inline SbpRule Unsupported(const std::string& reason) { return {"unsupported", "", reason}; }
 }  // namespace sbp
 
