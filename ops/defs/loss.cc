@@ -365,6 +365,8 @@ OF_OP(
     "reduction='mean') -> Tensor")
     .Composite(BinaryCrossEntropy)
     .Sbp(sbp::Family("pointwise_loss"))
+    // PyTorch refuses it under CUDA autocast: the sigmoid-then-log it implies is
+    // unsafe in float16; binary_cross_entropy_with_logits is the safe alternative.
     .Autocast(amp::kFp32, amp::kBanned);
 
 // Elementwise -(t log x + (1 - t) log(1 - x)) with each log clamped at -100.
