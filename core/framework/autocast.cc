@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "core/framework/core_ops.h"
 #include "core/framework/dispatch.h"
 #include "core/framework/grad_mode.h"
 #include "core/framework/type_promotion.h"
@@ -61,11 +62,11 @@ TensorImplPtr CastTo(const TensorImplPtr& t, DType dtype, AutocastPolicy policy)
   const bool cacheable = policy == AutocastPolicy::kLowerPrecision && s.cache_enabled &&
                          t->dtype() == DType::kFloat32 && t->requires_grad() && t->is_leaf() &&
                          !t->view_base() && GradMode::is_enabled();
-  if (!cacheable) return Call("_to_dtype", {t, dtype});
+  if (!cacheable) return GetCoreOps().to_dtype(t, dtype);
   auto key = std::make_pair(t.get(), dtype);
   auto it = s.cache.find(key);
   if (it != s.cache.end()) return it->second.cast;
-  TensorImplPtr cast = Call("_to_dtype", {t, dtype});
+  TensorImplPtr cast = GetCoreOps().to_dtype(t, dtype);
   s.cache.emplace(key, ThreadState::CacheEntry{t, cast});
   return cast;
 }
@@ -89,9 +90,7 @@ int64_t AutocastState::increment_nesting() { return ++State().nesting; }
 int64_t AutocastState::decrement_nesting() { return --State().nesting; }
 void AutocastState::clear_cache() { State().cache.clear(); }
 
-AutocastPolicy GetAutocastPolicy(const OpDef& op, DeviceType device) {
-  return op.autocast(device);
-}
+AutocastPolicy GetAutocastPolicy(const OpDef& op, DeviceType device) { return op.autocast(device); }
 
 std::vector<std::pair<std::string, AutocastPolicy>> AutocastTable(DeviceType device) {
   std::vector<std::pair<std::string, AutocastPolicy>> out;

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/framework/autocast.h"
+#include "core/framework/core_ops.h"
 #include "core/framework/grad_mode.h"
 #include "core/framework/profiler.h"
 #include "core/framework/type_promotion.h"
@@ -43,7 +44,7 @@ class OpNode final : public Node {
       // Broadcasting and type promotion in the forward are undone here.
       const OutMeta& m = input_meta_[i];
       if (out[i]->shape() != m.shape) out[i] = SumToShape(out[i], m.shape);
-      if (out[i]->dtype() != m.dtype) out[i] = Call("_to_dtype", {out[i], m.dtype});
+      if (out[i]->dtype() != m.dtype) out[i] = GetCoreOps().to_dtype(out[i], m.dtype);
     }
     return out;
   }
@@ -319,7 +320,7 @@ DimVector BroadcastShapes(const DimVector& a, const DimVector& b, const char* op
 }
 
 TensorImplPtr SumToShape(const TensorImplPtr& grad, const DimVector& shape) {
-  return Call("sum_to_size", {grad, shape});
+  return GetCoreOps().sum_to_size(grad, shape);
 }
 
 DimVector ElementwiseOutputStrides(const std::vector<const TensorImpl*>& operands,

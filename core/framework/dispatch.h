@@ -32,6 +32,11 @@ struct OpCall {
   const std::string& name() const { return op->schema().name; }
   const TensorImplPtr& tensor(int i) const { return args[i].tensor(); }
   bool has(int i) const { return !args[i].is_none(); }
+  // The argument `a` (arg::<op>::<name>) as the type it holds.
+  template <typename T>
+  T get(ArgRef<T> a) const {
+    return ValueAs<T>(args[a.index]);
+  }
 };
 
 // What a backward formula sees: the saved arguments and outputs, the gradients
@@ -55,6 +60,18 @@ struct BackwardCtx {
   const Scalar& scalar(int arg) const { return args[arg].scalar(); }
   int64_t int_arg(int arg) const { return args[arg].to_int(); }
   const Value& arg(int i) const { return args[i]; }
+  // The argument `a` (arg::<op>::<name>) as the type it holds; tensors as
+  // input() gives them.
+  template <typename T>
+  T get(ArgRef<T> a) const {
+    if constexpr (std::is_same_v<T, TensorImplPtr>) {
+      return input(a.index);
+    } else if constexpr (std::is_same_v<T, TensorList>) {
+      return input_list(a.index);
+    } else {
+      return ValueAs<T>(args[a.index]);
+    }
+  }
 };
 
 // Runs `op` on `args` (trailing defaults may be left out) and returns its

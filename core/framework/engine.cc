@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/framework/core_ops.h"
 #include "core/framework/dispatch.h"
 #include "core/framework/grad_mode.h"
 #include "core/runtime/error.h"
@@ -17,7 +18,7 @@ struct ReadyOrder {
 };
 
 void AddInto(TensorImplPtr& slot, const TensorImplPtr& g) {
-  slot = slot ? Call("add", {slot, g}) : g;
+  slot = slot ? GetCoreOps().add(slot, g) : g;
 }
 
 TensorImplPtr RunLeafHooks(const TensorImplPtr& leaf, TensorImplPtr g) {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "core/framework/core_ops.h"
 #include "core/framework/dispatch.h"
 #include "core/framework/grad_mode.h"
 #include "core/runtime/error.h"
@@ -39,9 +40,9 @@ void Node::RunOutputHooks(TensorList& grads) {
     // A retained grad is a fresh tensor (not an alias of what flows on).
     if (!meta.grad) {
       meta.grad = GradMode::is_enabled() ? grads[nr] : grads[nr]->Detach();
-      if (!GradMode::is_enabled()) meta.grad = Call("clone", {meta.grad});
+      if (!GradMode::is_enabled()) meta.grad = GetCoreOps().clone(meta.grad);
     } else {
-      meta.grad = Call("add", {meta.grad, grads[nr]});
+      meta.grad = GetCoreOps().add(meta.grad, grads[nr]);
     }
   }
 }
@@ -73,7 +74,7 @@ bool IsPrivateDenseBuffer(const TensorImplPtr& g, const TensorImpl& leaf) {
 // .grad), else like `g`.
 TensorImplPtr CopyForLeaf(const TensorImplPtr& g, const TensorImplPtr& leaf) {
   if (g->stride() == leaf->stride() || !IsNonOverlappingAndDense(leaf->shape(), leaf->stride())) {
-    return Call("clone", {g->Detach()});
+    return GetCoreOps().clone(g->Detach());
   }
   TensorImplPtr out =
       TensorImpl::EmptyStrided(leaf->shape(), leaf->stride(), g->dtype(), g->device());
@@ -99,10 +100,10 @@ TensorList AccumulateGrad::Apply(TensorList&& grads) {
       meta.grad = CopyForLeaf(g, leaf);
     }
   } else if (GradMode::is_enabled()) {
-    meta.grad = Call("add", {meta.grad, g});
+    meta.grad = GetCoreOps().add(meta.grad, g);
   } else {
     GradModeGuard no_grad(false);
-    meta.grad = Call("add", {meta.grad->Detach(), g->Detach()});
+    meta.grad = GetCoreOps().add(meta.grad->Detach(), g->Detach());
   }
   return {};
 }

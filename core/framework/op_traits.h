@@ -22,11 +22,11 @@ namespace oneflow {
 enum class AutocastPolicy : int8_t { kNone, kLowerPrecision, kFloat32, kPromote, kBanned };
 
 namespace amp {
-inline constexpr AutocastPolicy kNone = AutocastPolicy::kNone;            // run as given
+inline constexpr AutocastPolicy kNone = AutocastPolicy::kNone;             // run as given
 inline constexpr AutocastPolicy kLower = AutocastPolicy::kLowerPrecision;  // cast to bf16/f16
 inline constexpr AutocastPolicy kFp32 = AutocastPolicy::kFloat32;          // cast up to float32
-inline constexpr AutocastPolicy kPromote = AutocastPolicy::kPromote;  // widest floating input
-inline constexpr AutocastPolicy kBanned = AutocastPolicy::kBanned;    // refuse under autocast
+inline constexpr AutocastPolicy kPromote = AutocastPolicy::kPromote;       // widest floating input
+inline constexpr AutocastPolicy kBanned = AutocastPolicy::kBanned;         // refuse under autocast
 }  // namespace amp
 
 // The SBP rule of an op: a named family of signatures (elementwise, reduction,

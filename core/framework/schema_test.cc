@@ -41,7 +41,8 @@ TEST(SchemaTest, KeywordOnlyAndScalarDefaults) {
   Schema f = ParseSchema("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");
   EXPECT_EQ(f.args[1].default_value.scalar().kind, Scalar::Kind::kFloat);
   // Booleans contain an 'e' and infinities no '.': neither is read as the wrong kind.
-  Schema b = ParseSchema("f(Tensor self, Scalar flag=True, Scalar lim=inf, Scalar neg=-inf) -> Tensor");
+  Schema b =
+      ParseSchema("f(Tensor self, Scalar flag=True, Scalar lim=inf, Scalar neg=-inf) -> Tensor");
   EXPECT_EQ(b.args[1].default_value.scalar().kind, Scalar::Kind::kBool);
   EXPECT_EQ(b.args[2].default_value.scalar().kind, Scalar::Kind::kFloat);
   EXPECT_EQ(b.args[3].default_value.scalar().kind, Scalar::Kind::kFloat);

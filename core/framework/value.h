@@ -3,8 +3,10 @@
 
 // One argument or result of an op call.
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -70,6 +72,48 @@ class Value {
   Storage v_;
   bool wrapped_number_ = false;
 };
+
+// The index of an op argument, typed by what it holds (generated per op in
+// ops/api/ops.h as arg::<op>::<name>); converts to the plain index.
+template <typename T>
+struct ArgRef {
+  int index;
+  constexpr operator int() const { return index; }  // NOLINT: implicit
+};
+
+// A Value read as T: TensorImplPtr, TensorList, Scalar, int64_t, double, bool,
+// DimVector, DType, Device, std::string, a Generator, or std::optional of one
+// (nullopt for None).
+template <typename T>
+T ValueAs(const Value& v) {
+  if constexpr (std::is_same_v<T, TensorImplPtr>) {
+    return v.is_none() ? nullptr : v.tensor();
+  } else if constexpr (std::is_same_v<T, std::vector<TensorImplPtr>>) {
+    return v.tensors();
+  } else if constexpr (std::is_same_v<T, Scalar>) {
+    return v.scalar();
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    return v.to_int();
+  } else if constexpr (std::is_same_v<T, double>) {
+    return v.to_double();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v.to_bool();
+  } else if constexpr (std::is_same_v<T, DimVector>) {
+    return v.int_list();
+  } else if constexpr (std::is_same_v<T, DType>) {
+    return v.dtype();
+  } else if constexpr (std::is_same_v<T, Device>) {
+    return v.device();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return v.str();
+  } else if constexpr (std::is_same_v<T, std::shared_ptr<Generator>>) {
+    return v.is_none() ? nullptr : v.generator();
+  } else {
+    using Inner = typename T::value_type;  // std::optional<Inner>
+    if (v.is_none()) return std::nullopt;
+    return ValueAs<Inner>(v);
+  }
+}
 
 }  // namespace oneflow
 

@@ -114,13 +114,15 @@ void AdaptiveAvgBackwardCL(const T* gy, T* gx, const PoolGeom& g, int64_t N, int
   });
 }
 
+// adaptive_avg_pool1d/2d/3d (adaptive_avg_pool1d's names).
 void AdaptiveAvgKernel(OpCall& c) {
+  namespace a = arg::adaptive_avg_pool1d;
   const TensorImplPtr& y = c.outputs[0];
   if (y->numel() == 0) return;
-  const int64_t n = static_cast<int64_t>(c.args[1].int_list().size());
+  const int64_t n = static_cast<int64_t>(c.args[a::output_size].int_list().size());
   const MemoryFormat cl = ChannelsLastOut(y, n);
   if (cl != MemoryFormat::kContiguous) {
-    const TensorImplPtr x = ContiguousAs(c.tensor(0), cl);
+    const TensorImplPtr x = ContiguousAs(c.tensor(a::input), cl);
     const PoolGeom g = MakeGeom(x->shape(), y->shape(), n);
     DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -130,7 +132,7 @@ void AdaptiveAvgKernel(OpCall& c) {
     return;
   }
   if (!y->is_contiguous()) return RunContiguous(c, AdaptiveAvgKernel);
-  const TensorImplPtr x = Contiguous(c.tensor(0));
+  const TensorImplPtr x = Contiguous(c.tensor(a::input));
   const PoolGeom g = MakeGeom(x->shape(), y->shape(), n);
   DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -170,12 +172,13 @@ void AdaptiveAvgKernel(OpCall& c) {
 }
 
 void AdaptiveAvgBackwardKernel(OpCall& c) {
+  namespace a = arg::adaptive_avg_pool_backward;
   const TensorImplPtr& gx = c.outputs[0];
   if (gx->numel() == 0) return;
-  const int64_t n = static_cast<int64_t>(c.args[1].int_list().size());
+  const int64_t n = static_cast<int64_t>(c.args[a::input_size].int_list().size());
   const MemoryFormat cl = ChannelsLastOut(gx, n);
   if (cl != MemoryFormat::kContiguous) {
-    const TensorImplPtr gy = ContiguousAs(c.tensor(0), cl);
+    const TensorImplPtr gy = ContiguousAs(c.tensor(a::grad_output), cl);
     const PoolGeom g = MakeGeom(gx->shape(), gy->shape(), n);
     DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -185,7 +188,7 @@ void AdaptiveAvgBackwardKernel(OpCall& c) {
     return;
   }
   if (!gx->is_contiguous()) return RunContiguous(c, AdaptiveAvgBackwardKernel);
-  const TensorImplPtr gy = Contiguous(c.tensor(0));
+  const TensorImplPtr gy = Contiguous(c.tensor(a::grad_output));
   const PoolGeom g = MakeGeom(gx->shape(), gy->shape(), n);
   DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -223,14 +226,16 @@ void AdaptiveAvgBackwardKernel(OpCall& c) {
   });
 }
 
+// adaptive_max_pool1d/2d/3d (adaptive_max_pool1d's names).
 void AdaptiveMaxKernel(OpCall& c) {
+  namespace a = arg::adaptive_max_pool1d;
   if (c.outputs[0]->numel() == 0) return;
   if (!c.outputs[0]->is_contiguous() || !c.outputs[1]->is_contiguous()) {
     return RunContiguous(c, AdaptiveMaxKernel);
   }
-  const TensorImplPtr x = Contiguous(c.tensor(0));
+  const TensorImplPtr x = Contiguous(c.tensor(a::input));
   const TensorImplPtr &y = c.outputs[0], &idx = c.outputs[1];
-  const int64_t n = static_cast<int64_t>(c.args[1].int_list().size());
+  const int64_t n = static_cast<int64_t>(c.args[a::output_size].int_list().size());
   const PoolGeom g = MakeGeom(x->shape(), y->shape(), n);
   DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -352,7 +352,7 @@ struct Prepared {
 
 template <typename C>
 Prepared<C> Prepare(const TensorImplPtr& q0, const TensorImplPtr& k0, const TensorImplPtr& v0,
-                    const TensorImplPtr& mask0, bool causal, const Value& scale) {
+                    const TensorImplPtr& mask0, bool causal, const std::optional<double>& scale) {
   const DType cd = DTypeOf<C>::value;
   Prepared<C> p;
   p.q = Operand(q0, cd);
@@ -368,8 +368,7 @@ Prepared<C> Prepare(const TensorImplPtr& q0, const TensorImplPtr& k0, const Tens
   a.S = k0->shape()[k0->ndim() - 2];
   a.E = q0->shape().back();
   a.Ev = v0->shape().back();
-  a.scale = static_cast<C>(scale.is_none() ? 1.0 / std::sqrt(static_cast<double>(a.E))
-                                           : scale.to_double());
+  a.scale = static_cast<C>(scale ? *scale : 1.0 / std::sqrt(static_cast<double>(a.E)));
   a.causal = causal;
   a.q_rs = RowStride(p.q);
   a.k_rs = RowStride(p.k);
@@ -412,12 +411,14 @@ TensorImplPtr Buffer(const TensorImplPtr& out, DType cd) {
 }
 
 void FlashForwardKernel(OpCall& c) {
-  const TensorImplPtr& q = c.tensor(0);
-  const TensorImplPtr mask = c.has(5) ? c.tensor(5) : nullptr;
+  namespace f = arg::_scaled_dot_product_flash_attention_for_cpu;
+  const TensorImplPtr& q = c.tensor(f::query);
+  const TensorImplPtr mask = c.get(f::attn_mask);
   const DType cd = ComputeDType(q->dtype());
   DispatchCompute(q->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
-    Prepared<C> p = Prepare<C>(q, c.tensor(1), c.tensor(2), mask, c.args[4].to_bool(), c.args[6]);
+    Prepared<C> p = Prepare<C>(q, c.tensor(f::key), c.tensor(f::value), mask, c.get(f::is_causal),
+                               c.get(f::scale));
     const Attn<C>& a = p.a;
     TensorImplPtr out = Buffer(c.outputs[0], cd), lse = Buffer(c.outputs[1], cd);
     C* po = reinterpret_cast<C*>(out->data());
@@ -435,16 +436,19 @@ OF_KERNEL("_scaled_dot_product_flash_attention_for_cpu", kCPU, kFloatingDTypes,
           &FlashForwardKernel);
 
 void FlashBackwardKernel(OpCall& c) {
-  const TensorImplPtr& q = c.tensor(1);
-  const TensorImplPtr mask = c.has(8) ? c.tensor(8) : nullptr;
+  namespace f = arg::_scaled_dot_product_flash_attention_for_cpu_backward;
+  const TensorImplPtr& q = c.tensor(f::query);
+  const TensorImplPtr mask = c.get(f::attn_mask);
   const DType cd = ComputeDType(q->dtype());
   DispatchCompute(q->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
-    Prepared<C> p = Prepare<C>(q, c.tensor(2), c.tensor(3), mask, c.args[7].to_bool(), c.args[9]);
+    Prepared<C> p = Prepare<C>(q, c.tensor(f::key), c.tensor(f::value), mask, c.get(f::is_causal),
+                               c.get(f::scale));
     const Attn<C>& a = p.a;
-    TensorImplPtr g = Contiguous(ToDType(Expand(c.tensor(0), c.tensor(4)->shape()), cd, false));
-    TensorImplPtr o = Contiguous(ToDType(c.tensor(4), cd, false));
-    TensorImplPtr lse = Contiguous(ToDType(c.tensor(5), cd, false));
+    TensorImplPtr g =
+        Contiguous(ToDType(Expand(c.tensor(f::grad_out), c.tensor(f::out)->shape()), cd, false));
+    TensorImplPtr o = Contiguous(ToDType(c.tensor(f::out), cd, false));
+    TensorImplPtr lse = Contiguous(ToDType(c.tensor(f::logsumexp), cd, false));
     TensorList bufs(4);
     for (int i = 0; i < 4; ++i) {
       if (c.outputs[i]->numel() > 0) bufs[i] = Buffer(c.outputs[i], cd);

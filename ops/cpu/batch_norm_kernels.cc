@@ -270,14 +270,18 @@ void UpdateRunning(const TensorImplPtr& running, const std::vector<double>& batc
 }
 
 void NativeBatchNormKernel(OpCall& c) {
+  namespace P = arg::native_batch_norm;
+  const TensorImplPtr& input = c.tensor(P::input);
+  const TensorImplPtr weight = c.get(P::weight), bias = c.get(P::bias);
+  const TensorImplPtr running_mean = c.get(P::running_mean), running_var = c.get(P::running_var);
   TensorImplPtr x;
-  const bool nhwc = ChannelsLastBn(c.tensor(0), c.outputs[0], &x);
-  if (!nhwc) x = Contiguous(c.tensor(0));
+  const bool nhwc = ChannelsLastBn(input, c.outputs[0], &x);
+  if (!nhwc) x = Contiguous(input);
   const BnShape s = BnShapeOf(x);
   // Channels_last: [N x HxW, C] rows, which the statistics read like [N, C] with HxW == 1.
   const BnShape rows{s.N * s.HW, s.C, 1};
-  const bool training = c.args[5].to_bool();
-  const double momentum = c.args[6].to_double(), eps = c.args[7].to_double();
+  const bool training = c.get(P::training);
+  const double momentum = c.get(P::momentum), eps = c.get(P::eps);
   DispatchFloating(x->dtype(), "batch_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* px = reinterpret_cast<const T*>(x->data());
@@ -285,16 +289,15 @@ void NativeBatchNormKernel(OpCall& c) {
     if (training) {
       ChannelMoments(nhwc ? rows : s, px, mean, var);
     } else {
-      mean = ToVector<double>(c.tensor(3));
-      var = ToVector<double>(c.tensor(4));
+      mean = ToVector<double>(running_mean);
+      var = ToVector<double>(running_var);
     }
-    std::vector<double> w = ToVector<double>(ArgOrNull(c, 1)),
-                        b = ToVector<double>(ArgOrNull(c, 2));
+    std::vector<double> w = ToVector<double>(weight), b = ToVector<double>(bias);
     std::vector<double> invstd(s.C), scale(s.C), shift(s.C);
     for (int64_t ch = 0; ch < s.C; ++ch) {
       invstd[ch] = 1.0 / std::sqrt(var[ch] + eps);
-      scale[ch] = (c.has(1) ? w[ch] : 1.0) * invstd[ch];
-      shift[ch] = c.has(2) ? b[ch] : 0.0;
+      scale[ch] = (weight ? w[ch] : 1.0) * invstd[ch];
+      shift[ch] = bias ? b[ch] : 0.0;
     }
     T* py = reinterpret_cast<T*>(c.outputs[0]->data());
     if (nhwc) {
@@ -311,12 +314,12 @@ void NativeBatchNormKernel(OpCall& c) {
     StoreVector(mean, c.outputs[1]);
     StoreVector(invstd, c.outputs[2]);
     // The running variance moves towards the unbiased batch variance.
-    if (c.has(3)) UpdateRunning(c.tensor(3), mean, momentum);
-    if (c.has(4)) {
+    if (running_mean) UpdateRunning(running_mean, mean, momentum);
+    if (running_var) {
       const double n = static_cast<double>(s.count());
       std::vector<double> unbiased(s.C);
       for (int64_t ch = 0; ch < s.C; ++ch) unbiased[ch] = var[ch] * n / (n - 1.0);
-      UpdateRunning(c.tensor(4), unbiased, momentum);
+      UpdateRunning(running_var, unbiased, momentum);
     }
   });
 }
@@ -326,34 +329,36 @@ OF_KERNEL("native_batch_norm", kCPU, kFloatingDTypes, &NativeBatchNormKernel);
 // evaluation: dx = w * invstd * g (invstd from the running variance);
 // dweight = invstd * sum(g * xc), dbias = sum(g) per channel.
 void NativeBatchNormBackwardKernel(OpCall& c) {
-  const DimVector& mask = c.args[9].int_list();
+  namespace P = arg::native_batch_norm_backward;
+  const TensorImplPtr &grad_out = c.tensor(P::grad_out), &input = c.tensor(P::input);
+  const TensorImplPtr weight = c.get(P::weight);
+  const DimVector mask = c.get(P::output_mask);
   TensorImplPtr dx_out = mask[0] ? Wanted(c, 0) : nullptr;
   // Channels_last when the op's Infer gave dx that layout (or, without dx, when
   // both inputs already have it): rows of C values.
   TensorImplPtr x, g;
   bool nhwc = false;
   const MemoryFormat cf =
-      c.tensor(1)->ndim() == 4 ? MemoryFormat::kChannelsLast : MemoryFormat::kChannelsLast3d;
+      input->ndim() == 4 ? MemoryFormat::kChannelsLast : MemoryFormat::kChannelsLast3d;
   if (dx_out) {
-    nhwc = ChannelsLastBn(c.tensor(1), dx_out, &x);
-  } else if (c.tensor(1)->ndim() >= 4 && c.tensor(1)->ndim() <= 5) {
-    nhwc = !c.tensor(1)->is_contiguous() &&
-           IsContiguousAs(c.tensor(1)->shape(), c.tensor(1)->stride(), cf);
-    if (nhwc) x = c.tensor(1);
+    nhwc = ChannelsLastBn(input, dx_out, &x);
+  } else if (input->ndim() >= 4 && input->ndim() <= 5) {
+    nhwc = !input->is_contiguous() && IsContiguousAs(input->shape(), input->stride(), cf);
+    if (nhwc) x = input;
   }
   if (nhwc) {
-    g = ContiguousAs(c.tensor(0), cf);
+    g = ContiguousAs(grad_out, cf);
   } else {
-    g = Contiguous(c.tensor(0));
-    x = Contiguous(c.tensor(1));
+    g = Contiguous(grad_out);
+    x = Contiguous(input);
   }
   TensorImplPtr dx_dense = dx_out;
   if (dx_out && !nhwc && !dx_out->is_contiguous()) {
     dx_dense = TensorImpl::Empty(dx_out->shape(), dx_out->dtype(), dx_out->device());
   }
   const BnShape s = BnShapeOf(x);
-  const bool training = c.args[7].to_bool();
-  const double eps = c.args[8].to_double();
+  const bool training = c.get(P::train);
+  const double eps = c.get(P::eps);
   TensorImplPtr dw_out = mask[1] ? Wanted(c, 1) : nullptr;
   TensorImplPtr db_out = mask[2] ? Wanted(c, 2) : nullptr;
   DispatchFloating(x->dtype(), "batch_norm_backward", [&](auto tag) {
@@ -361,14 +366,14 @@ void NativeBatchNormBackwardKernel(OpCall& c) {
     using A = AccT<T>;
     std::vector<double> mean, invstd;
     if (training) {
-      mean = ToVector<double>(c.tensor(5));
-      invstd = ToVector<double>(c.tensor(6));
+      mean = ToVector<double>(c.tensor(P::save_mean));
+      invstd = ToVector<double>(c.tensor(P::save_invstd));
     } else {
-      mean = ToVector<double>(c.tensor(3));
-      invstd = ToVector<double>(c.tensor(4));
+      mean = ToVector<double>(c.tensor(P::running_mean));
+      invstd = ToVector<double>(c.tensor(P::running_var));
       for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);
     }
-    std::vector<double> w = ToVector<double>(ArgOrNull(c, 2));
+    std::vector<double> w = ToVector<double>(weight);
     const T* pg = reinterpret_cast<const T*>(g->data());
     const T* px = reinterpret_cast<const T*>(x->data());
     std::vector<double> sg, sgc;
@@ -397,7 +402,7 @@ void NativeBatchNormBackwardKernel(OpCall& c) {
       std::vector<double> k2(s.C), k1(s.C), k0(s.C);
       const double n = static_cast<double>(s.count());
       for (int64_t ch = 0; ch < s.C; ++ch) {
-        const double wi = (c.has(2) ? w[ch] : 1.0) * invstd[ch];
+        const double wi = (weight ? w[ch] : 1.0) * invstd[ch];
         k2[ch] = wi;
         if (training) {
           k1[ch] = -wi * invstd[ch] * invstd[ch] * sgc[ch] / n;

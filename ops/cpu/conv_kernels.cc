@@ -64,14 +64,16 @@ struct ConvGeometry {
   DimVector s_sp, d_sp, k_sp;  // spatial sizes of S, D and the kernel
 };
 
-// Geometry from the tensors in the conv relation's roles (shapes only).
+// Geometry from the tensors in the conv relation's roles (shapes only) and
+// the op's stride, padding and dilation.
 ConvGeometry MakeGeometry(const DimVector& s, const DimVector& d, const DimVector& w,
-                          const std::vector<Value>& args, int at, bool transposed, int64_t groups) {
+                          const DimVector& stride, const DimVector& padding,
+                          const DimVector& dilation, bool transposed, int64_t groups) {
   ConvGeometry g;
   g.ns = static_cast<int64_t>(s.size()) - 2;
-  g.stride = args[at].int_list();
-  g.padding = args[at + 1].int_list();
-  g.dilation = args[at + 2].int_list();
+  g.stride = stride;
+  g.padding = padding;
+  g.dilation = dilation;
   g.transposed = transposed;
   g.groups = groups;
   g.n = s[0];
@@ -112,7 +114,7 @@ void SumForBias(const TensorImplPtr& g, const TensorImplPtr& out) {
   DimVector dims = {0};
   for (int64_t d = 2; d < g->ndim(); ++d) dims.push_back(d);
   GradModeGuard no_grad(false);
-  CopyInto(Call("sum.dim", {g->Detach(), dims, false}), out);
+  CopyInto(ops::sum_dim(g->Detach(), dims, false), out);
 }
 
 // ---- native path: im2col + matmul ---------------------------------------------
@@ -286,7 +288,7 @@ void NativeConv(Prop prop, const ConvGeometry& g, DType dtype, const TensorImplP
     for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
       const int64_t nb = std::min(chunk, g.n - n0);
       Im2Col<T>(*s_in, g, n0, nb, cols_data);
-      TensorImplPtr prod = Call("matmul", {wmat, cols_matrix(nb)});
+      TensorImplPtr prod = ops::matmul(wmat, cols_matrix(nb));
       CopyInto(ViewAs(prod, {G, cdg, nb, L}, {cdg * nb * L, nb * L, L, 1}), d_block(d_in, n0, nb));
     }
   } else if (prop == Prop::kBackwardData) {
@@ -296,7 +298,7 @@ void NativeConv(Prop prop, const ConvGeometry& g, DType dtype, const TensorImplP
     const TensorImplPtr d = Contiguous(d_in->Detach());
     for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
       const int64_t nb = std::min(chunk, g.n - n0);
-      CopyInto(Call("matmul", {wt, d_matrix(d, n0, nb)}), cols_matrix(nb));
+      CopyInto(ops::matmul(wt, d_matrix(d, n0, nb)), cols_matrix(nb));
       Col2Im<T>(cols_data, g, n0, nb, *s_in);
     }
   } else {
@@ -307,8 +309,8 @@ void NativeConv(Prop prop, const ConvGeometry& g, DType dtype, const TensorImplP
       const int64_t nb = std::min(chunk, g.n - n0);
       Im2Col<T>(*s_in, g, n0, nb, cols_data);
       TensorImplPtr ct = ViewAs(cols, {G, nb * L, K}, {K * nb * L, 1, nb * L});
-      TensorImplPtr part = Call("matmul", {d_matrix(d, n0, nb), ct});
-      acc = acc ? Call("add", {acc, part}) : part;
+      TensorImplPtr part = ops::matmul(d_matrix(d, n0, nb), ct);
+      acc = acc ? ops::add(acc, part) : part;
     }
     CopyInto(acc, ViewAs(w_in, {G, cdg, K}, {cdg * K, K, 1}));
   }
@@ -698,15 +700,20 @@ void RunConv(Prop prop, const ConvGeometry& g, DType dtype, TensorImplPtr s, Ten
 // convolution(input, weight, bias, stride, padding, dilation, transposed,
 //             output_padding, groups)
 void ConvolutionKernel(OpCall& c) {
-  const TensorImplPtr &x = c.tensor(0), &w = c.tensor(1), &y = c.outputs[0];
-  const TensorImplPtr bias = c.has(2) ? c.tensor(2) : nullptr;
-  const bool transposed = c.args[6].to_bool();
-  const int64_t groups = c.args[8].to_int();
+  namespace a = arg::convolution;
+  const TensorImplPtr &x = c.tensor(a::input), &w = c.tensor(a::weight), &y = c.outputs[0];
+  const TensorImplPtr bias = c.get(a::bias);
+  const bool transposed = c.get(a::transposed);
+  const int64_t groups = c.get(a::groups);
+  const DimVector &stride = c.args[a::stride].int_list(), &padding = c.args[a::padding].int_list(),
+                  &dilation = c.args[a::dilation].int_list();
   if (!transposed) {
-    ConvGeometry g = MakeGeometry(x->shape(), y->shape(), w->shape(), c.args, 3, false, groups);
+    ConvGeometry g =
+        MakeGeometry(x->shape(), y->shape(), w->shape(), stride, padding, dilation, false, groups);
     RunConv(Prop::kForward, g, c.compute_dtype, x, w, y, bias);
   } else {
-    ConvGeometry g = MakeGeometry(y->shape(), x->shape(), w->shape(), c.args, 3, true, groups);
+    ConvGeometry g =
+        MakeGeometry(y->shape(), x->shape(), w->shape(), stride, padding, dilation, true, groups);
     RunConv(Prop::kBackwardData, g, c.compute_dtype, y, w, x, bias);
   }
 }
@@ -714,14 +721,19 @@ void ConvolutionKernel(OpCall& c) {
 // convolution_input_backward(grad_output, weight, input_size, stride, padding,
 //                            dilation, transposed, groups)
 void InputBackwardKernel(OpCall& c) {
-  const TensorImplPtr &gy = c.tensor(0), &w = c.tensor(1), &gx = c.outputs[0];
-  const bool transposed = c.args[6].to_bool();
-  const int64_t groups = c.args[7].to_int();
+  namespace a = arg::convolution_input_backward;
+  const TensorImplPtr &gy = c.tensor(a::grad_output), &w = c.tensor(a::weight), &gx = c.outputs[0];
+  const bool transposed = c.get(a::transposed);
+  const int64_t groups = c.get(a::groups);
+  const DimVector &stride = c.args[a::stride].int_list(), &padding = c.args[a::padding].int_list(),
+                  &dilation = c.args[a::dilation].int_list();
   if (!transposed) {
-    ConvGeometry g = MakeGeometry(gx->shape(), gy->shape(), w->shape(), c.args, 3, false, groups);
+    ConvGeometry g = MakeGeometry(gx->shape(), gy->shape(), w->shape(), stride, padding, dilation,
+                                  false, groups);
     RunConv(Prop::kBackwardData, g, c.compute_dtype, gx, w, gy, nullptr);
   } else {
-    ConvGeometry g = MakeGeometry(gy->shape(), gx->shape(), w->shape(), c.args, 3, true, groups);
+    ConvGeometry g =
+        MakeGeometry(gy->shape(), gx->shape(), w->shape(), stride, padding, dilation, true, groups);
     RunConv(Prop::kForward, g, c.compute_dtype, gy, w, gx, nullptr);
   }
 }
@@ -729,15 +741,21 @@ void InputBackwardKernel(OpCall& c) {
 // convolution_weight_backward(grad_output, input, weight_size, stride, padding,
 //                             dilation, transposed, groups, bias)
 void WeightBackwardKernel(OpCall& c) {
-  const TensorImplPtr &gy = c.tensor(0), &x = c.tensor(1), &gw = c.outputs[0];
-  const TensorImplPtr gb = c.args[8].to_bool() ? c.outputs[1] : nullptr;
-  const bool transposed = c.args[6].to_bool();
-  const int64_t groups = c.args[7].to_int();
+  namespace a = arg::convolution_weight_backward;
+  const TensorImplPtr &gy = c.tensor(a::grad_output), &x = c.tensor(a::input), &gw = c.outputs[0];
+  const TensorImplPtr gb = c.get(a::bias) ? c.outputs[1] : nullptr;
+  const bool transposed = c.get(a::transposed);
+  const int64_t groups = c.get(a::groups);
+  const DimVector &stride = c.args[a::stride].int_list(), &padding = c.args[a::padding].int_list(),
+                  &dilation = c.args[a::dilation].int_list();
   if (!transposed) {
-    ConvGeometry g = MakeGeometry(x->shape(), gy->shape(), gw->shape(), c.args, 3, false, groups);
+    ConvGeometry g = MakeGeometry(x->shape(), gy->shape(), gw->shape(), stride, padding, dilation,
+                                  false, groups);
     RunConv(Prop::kBackwardWeights, g, c.compute_dtype, x, gw, gy, gb);
   } else {
-    ConvGeometry g = MakeGeometry(gy->shape(), x->shape(), gw->shape(), c.args, 3, true, groups);
+    ConvGeometry g =
+        MakeGeometry(gy->shape(), x->shape(), gw->shape(), stride, padding, dilation, true, groups);
+
     RunConv(Prop::kBackwardWeights, g, c.compute_dtype, gy, gw, x, gb);
   }
 }

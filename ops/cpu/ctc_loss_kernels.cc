@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/runtime/view_ops.h"
+#include "ops/api/ops.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/loss_common.h"
 #include "ops/defs/common.h"
@@ -65,12 +66,13 @@ CtcTargets ReadCtcTargets(const TensorImplPtr& targets, const DimVector& lengths
 
 // (log_probs (T, N, C), targets, input_lengths, target_lengths, blank, zero_infinity)
 void CtcLossKernel(OpCall& c) {
-  const TensorImplPtr lp = Contiguous(c.tensor(0));
+  namespace args = arg::_ctc_loss;
+  const TensorImplPtr lp = Contiguous(c.tensor(args::log_probs));
   const int64_t steps = lp->shape()[0], batch = lp->shape()[1], classes = lp->shape()[2];
-  const DimVector& in_len = c.args[2].int_list();
-  const DimVector& tg_len = c.args[3].int_list();
-  const int64_t blank = c.args[4].to_int();
-  const CtcTargets targets = ReadCtcTargets(c.tensor(1), tg_len, classes);
+  const DimVector& in_len = c.args[args::input_lengths].int_list();
+  const DimVector& tg_len = c.args[args::target_lengths].int_list();
+  const int64_t blank = c.get(args::blank);
+  const CtcTargets targets = ReadCtcTargets(c.tensor(args::targets), tg_len, classes);
   const int64_t width = c.outputs[1]->shape()[2];  // 2 max(S) + 1
   DispatchFloating(c.compute_dtype, "ctc_loss", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -122,16 +124,17 @@ OF_KERNEL("_ctc_loss", kCPU, kFloatingDTypes, &CtcLossKernel);
 // zero_infinity) grad_lp[t, b, c] = g_b (exp(lp) - exp(log(sum_{s: l'_s = c} alpha_t(s) beta_t(s))
 // + nll - lp)) for t < input_length, else 0.
 void CtcLossBackwardKernel(OpCall& c) {
-  const TensorImplPtr lp = Contiguous(c.tensor(1));
+  namespace args = arg::_ctc_loss_backward;
+  const TensorImplPtr lp = Contiguous(c.tensor(args::log_probs));
   const int64_t steps = lp->shape()[0], batch = lp->shape()[1], classes = lp->shape()[2];
-  const DimVector& in_len = c.args[3].int_list();
-  const DimVector& tg_len = c.args[4].int_list();
-  const int64_t blank = c.args[7].to_int();
-  const bool zero_infinity = c.args[8].to_bool();
-  const CtcTargets targets = ReadCtcTargets(c.tensor(2), tg_len, classes);
-  const std::vector<double> grad = ReadDoubles(c.tensor(0), batch);
-  const std::vector<double> nll = ReadDoubles(c.tensor(5), batch);
-  const TensorImplPtr alpha_t = Contiguous(c.tensor(6));
+  const DimVector& in_len = c.args[args::input_lengths].int_list();
+  const DimVector& tg_len = c.args[args::target_lengths].int_list();
+  const int64_t blank = c.get(args::blank);
+  const bool zero_infinity = c.get(args::zero_infinity);
+  const CtcTargets targets = ReadCtcTargets(c.tensor(args::targets), tg_len, classes);
+  const std::vector<double> grad = ReadDoubles(c.tensor(args::grad), batch);
+  const std::vector<double> nll = ReadDoubles(c.tensor(args::neg_log_likelihood), batch);
+  const TensorImplPtr alpha_t = Contiguous(c.tensor(args::log_alpha));
   const int64_t width = alpha_t->shape()[2];
   DispatchFloating(c.compute_dtype, "ctc_loss_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -24,9 +24,9 @@ constexpr DeviceType kCPU = DeviceType::kCPU;
 constexpr int64_t kGrainQuads = 8192;
 
 void NativeDropoutKernel(OpCall& c) {
-  TensorImplPtr x = Contiguous(c.tensor(0));
-  const double p = c.args[1].to_double();
-  const bool train = c.args[2].is_none() || c.args[2].to_bool();
+  TensorImplPtr x = Contiguous(c.tensor(arg::native_dropout::input));
+  const double p = c.get(arg::native_dropout::p);
+  const bool train = c.get(arg::native_dropout::train).value_or(true);
   const int64_t n = x->numel();
   bool* mask = reinterpret_cast<bool*>(c.outputs[1]->data());
   if (!train || p == 0.0) {
@@ -70,8 +70,9 @@ void NativeDropoutKernel(OpCall& c) {
 OF_KERNEL("native_dropout", kCPU, kFloatingDTypes, &NativeDropoutKernel);
 
 void NativeDropoutBackwardKernel(OpCall& c) {
-  TensorImplPtr g = Contiguous(c.tensor(0)), m = Contiguous(c.tensor(1));
-  const double scale = c.args[2].to_double();
+  TensorImplPtr g = Contiguous(c.tensor(arg::native_dropout_backward::grad_output)),
+                m = Contiguous(c.tensor(arg::native_dropout_backward::mask));
+  const double scale = c.get(arg::native_dropout_backward::scale);
   const int64_t n = g->numel();
   DispatchFloating(g->dtype(), "native_dropout_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -50,6 +52,11 @@ namespace {
 
 constexpr DeviceType kCPU = DeviceType::kCPU;
 
+// The operands of the generic kernels below: self of the unary ops, self and
+// other of the binary ones (the same indices in all of them).
+constexpr ArgRef<TensorImplPtr> kSelf = arg::abs::self;
+constexpr ArgRef<TensorImplPtr> kOther = arg::add::other;
+
 // out = f(in) over n floats with the copy for the picked instruction set.
 void MapVecUnary(VecUnary op, int64_t n, float* out, const float* in) {
   OF_ISA_SWITCH(MapVecUnary(op, n, out, in));
@@ -78,7 +85,7 @@ bool IsDense(const TensorImpl& t) {
 // in-place op on a strided slice) is computed aside and copied in.
 void RunVecUnary(OpCall& c, VecUnary op) {
   const TensorImplPtr& out = c.outputs[0];
-  TensorImplPtr x = c.tensor(0);
+  TensorImplPtr x = c.tensor(kSelf);
   const int64_t n = out->numel();
   if (n == 0) return;
   TensorImplPtr dst =
@@ -96,32 +103,33 @@ void RunVecUnary(OpCall& c, VecUnary op) {
 
 // Whether a call can take the vector path: float32 in and out, same shapes.
 bool VecUnaryApplies(const OpCall& c) {
-  return c.compute_dtype == DType::kFloat32 && c.tensor(0)->dtype() == DType::kFloat32 &&
-         c.outputs[0]->dtype() == DType::kFloat32 && c.tensor(0)->shape() == c.outputs[0]->shape();
+  return c.compute_dtype == DType::kFloat32 && c.tensor(kSelf)->dtype() == DType::kFloat32 &&
+         c.outputs[0]->dtype() == DType::kFloat32 &&
+         c.tensor(kSelf)->shape() == c.outputs[0]->shape();
 }
 
 // ---- unary ----------------------------------------------------------------
 
-#define OF_CPU_UNARY(name, dispatch, dtypes, expr)                                 \
-  void name##Kernel(OpCall& c) {                                                   \
-    dispatch(c.compute_dtype, #name, [&](auto tag) {                               \
-      using T = typename decltype(tag)::type;                                      \
-      using A = AccT<T>;                                                           \
-      UnaryLoop<T, T>(*c.tensor(0), *c.outputs[0], [](A x) -> A { return expr; }); \
-    });                                                                            \
-  }                                                                                \
+#define OF_CPU_UNARY(name, dispatch, dtypes, expr)                                     \
+  void name##Kernel(OpCall& c) {                                                       \
+    dispatch(c.compute_dtype, #name, [&](auto tag) {                                   \
+      using T = typename decltype(tag)::type;                                          \
+      using A = AccT<T>;                                                               \
+      UnaryLoop<T, T>(*c.tensor(kSelf), *c.outputs[0], [](A x) -> A { return expr; }); \
+    });                                                                                \
+  }                                                                                    \
   OF_KERNEL_WITH_INPLACE(#name, kCPU, dtypes, &name##Kernel)
 
 // A floating op with a float vector formula `op` for float32.
-#define OF_CPU_UNARY_VEC(name, op, expr)                                           \
-  void name##Kernel(OpCall& c) {                                                   \
-    if (VecUnaryApplies(c)) return RunVecUnary(c, op);                             \
-    DispatchFloating(c.compute_dtype, #name, [&](auto tag) {                       \
-      using T = typename decltype(tag)::type;                                      \
-      using A = AccT<T>;                                                           \
-      UnaryLoop<T, T>(*c.tensor(0), *c.outputs[0], [](A x) -> A { return expr; }); \
-    });                                                                            \
-  }                                                                                \
+#define OF_CPU_UNARY_VEC(name, op, expr)                                               \
+  void name##Kernel(OpCall& c) {                                                       \
+    if (VecUnaryApplies(c)) return RunVecUnary(c, op);                                 \
+    DispatchFloating(c.compute_dtype, #name, [&](auto tag) {                           \
+      using T = typename decltype(tag)::type;                                          \
+      using A = AccT<T>;                                                               \
+      UnaryLoop<T, T>(*c.tensor(kSelf), *c.outputs[0], [](A x) -> A { return expr; }); \
+    });                                                                                \
+  }                                                                                    \
   OF_KERNEL_WITH_INPLACE(#name, kCPU, kFloatingDTypes, &name##Kernel)
 
 #define OF_CPU_UNARY_FLOAT(name, expr) OF_CPU_UNARY(name, DispatchFloating, kFloatingDTypes, expr)
@@ -197,26 +205,26 @@ void DigammaKernel(OpCall& c) {
   DispatchFloating(c.compute_dtype, "digamma", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    UnaryLoop<T, T>(*c.tensor(0), *c.outputs[0],
+    UnaryLoop<T, T>(*c.tensor(arg::digamma::self), *c.outputs[0],
                     [](A x) -> A { return static_cast<A>(Digamma(static_cast<double>(x))); });
   });
 }
 OF_KERNEL("digamma", kCPU, kFloatingDTypes, &DigammaKernel);
 
-#define OF_CPU_PREDICATE(name, expr)                                    \
-  void name##Kernel(OpCall& c) {                                        \
-    DispatchAll(c.compute_dtype, #name, [&](auto tag) {                 \
-      using T = typename decltype(tag)::type;                           \
-      using A = AccT<T>;                                                \
-      UnaryLoop<T, bool>(*c.tensor(0), *c.outputs[0], [](A x) -> bool { \
-        if constexpr (std::is_floating_point_v<A>) {                    \
-          return expr;                                                  \
-        } else {                                                        \
-          return name##_int;                                            \
-        }                                                               \
-      });                                                               \
-    });                                                                 \
-  }                                                                     \
+#define OF_CPU_PREDICATE(name, expr)                                        \
+  void name##Kernel(OpCall& c) {                                            \
+    DispatchAll(c.compute_dtype, #name, [&](auto tag) {                     \
+      using T = typename decltype(tag)::type;                               \
+      using A = AccT<T>;                                                    \
+      UnaryLoop<T, bool>(*c.tensor(kSelf), *c.outputs[0], [](A x) -> bool { \
+        if constexpr (std::is_floating_point_v<A>) {                        \
+          return expr;                                                      \
+        } else {                                                            \
+          return name##_int;                                                \
+        }                                                                   \
+      });                                                                   \
+    });                                                                     \
+  }                                                                         \
   OF_KERNEL(#name, kCPU, kAllDTypes, &name##Kernel)
 
 constexpr bool isnan_int = false;
@@ -229,7 +237,8 @@ OF_CPU_PREDICATE(isfinite, std::isfinite(x));
 void LogicalNotKernel(OpCall& c) {
   DispatchAll(c.compute_dtype, "logical_not", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    UnaryLoop<T, bool>(*c.tensor(0), *c.outputs[0], [](AccT<T> x) -> bool { return !(x != 0); });
+    UnaryLoop<T, bool>(*c.tensor(arg::logical_not::self), *c.outputs[0],
+                       [](AccT<T> x) -> bool { return !(x != 0); });
   });
 }
 OF_KERNEL("logical_not", kCPU, kAllDTypes, &LogicalNotKernel);
@@ -239,7 +248,7 @@ void BitwiseNotKernel(OpCall& c) {
       c.compute_dtype, "bitwise_not",
       [&](auto tag) {
         using T = typename decltype(tag)::type;
-        UnaryLoop<T, T>(*c.tensor(0), *c.outputs[0], [](T x) -> T {
+        UnaryLoop<T, T>(*c.tensor(arg::bitwise_not::self), *c.outputs[0], [](T x) -> T {
           if constexpr (std::is_same_v<T, bool>) {
             return !x;
           } else {
@@ -266,14 +275,14 @@ void CheckNonZeroDivisor(const TensorImpl& b, const char* op) {
   }
 }
 
-#define OF_CPU_BINARY(name, dispatch, dtypes, out_type, expr)            \
-  void name##Kernel(OpCall& c) {                                         \
-    dispatch(c.compute_dtype, #name, [&](auto tag) {                     \
-      using T = typename decltype(tag)::type;                            \
-      using A = AccT<T>;                                                 \
-      BinaryLoop<T, out_type>(*c.tensor(0), *c.tensor(1), *c.outputs[0], \
-                              [&](A a, A b) { return expr; });           \
-    });                                                                  \
+#define OF_CPU_BINARY(name, dispatch, dtypes, out_type, expr)                     \
+  void name##Kernel(OpCall& c) {                                                  \
+    dispatch(c.compute_dtype, #name, [&](auto tag) {                              \
+      using T = typename decltype(tag)::type;                                     \
+      using A = AccT<T>;                                                          \
+      BinaryLoop<T, out_type>(*c.tensor(kSelf), *c.tensor(kOther), *c.outputs[0], \
+                              [&](A a, A b) { return expr; });                    \
+    });                                                                           \
   }
 
 void AddKernel(OpCall& c) {
@@ -281,14 +290,15 @@ void AddKernel(OpCall& c) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
     if constexpr (std::is_same_v<T, bool>) {
-      BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0], [](A a, A b) { return a || b; });
+      BinaryLoop<T, T>(*c.tensor(arg::add::self), *c.tensor(arg::add::other), *c.outputs[0],
+                       [](A a, A b) { return a || b; });
     } else {
-      const A alpha = c.args[2].scalar().template To<A>();
+      const A alpha = c.get(arg::add::alpha).template To<A>();
       if (alpha == A(1)) {
-        BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0],
+        BinaryLoop<T, T>(*c.tensor(arg::add::self), *c.tensor(arg::add::other), *c.outputs[0],
                          [](A a, A b) { return static_cast<A>(a + b); });
       } else {
-        BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0],
+        BinaryLoop<T, T>(*c.tensor(arg::add::self), *c.tensor(arg::add::other), *c.outputs[0],
                          [alpha](A a, A b) { return static_cast<A>(a + alpha * b); });
       }
     }
@@ -302,8 +312,8 @@ void SubKernel(OpCall& c) {
   DispatchNumeric(c.compute_dtype, "sub", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    const A alpha = c.args[2].scalar().template To<A>();
-    BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0],
+    const A alpha = c.get(arg::sub::alpha).template To<A>();
+    BinaryLoop<T, T>(*c.tensor(arg::sub::self), *c.tensor(arg::sub::other), *c.outputs[0],
                      [alpha](A a, A b) { return static_cast<A>(a - alpha * b); });
   });
 }
@@ -314,9 +324,10 @@ void MulKernel(OpCall& c) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
     if constexpr (std::is_same_v<T, bool>) {
-      BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0], [](A a, A b) { return a && b; });
+      BinaryLoop<T, T>(*c.tensor(arg::mul::self), *c.tensor(arg::mul::other), *c.outputs[0],
+                       [](A a, A b) { return a && b; });
     } else {
-      BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0],
+      BinaryLoop<T, T>(*c.tensor(arg::mul::self), *c.tensor(arg::mul::other), *c.outputs[0],
                        [](A a, A b) { return static_cast<A>(a * b); });
     }
   });
@@ -343,24 +354,27 @@ A FloorDiv(A a, A b) {
 }
 
 void DivKernel(OpCall& c) {
-  const bool has_mode = !c.args[2].is_none();
-  const std::string mode = has_mode ? c.args[2].str() : "";
+  const std::optional<std::string> rounding_mode = c.get(arg::div::rounding_mode);
+  const bool has_mode = rounding_mode.has_value();
+  const std::string mode = has_mode ? *rounding_mode : "";
   DispatchNumeric(c.compute_dtype, "div", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    if (has_mode) CheckNonZeroDivisor<A>(*c.tensor(1), "div");
+    if (has_mode) CheckNonZeroDivisor<A>(*c.tensor(arg::div::other), "div");
     if (!has_mode) {
-      BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0], [](A a, A b) { return a / b; });
+      BinaryLoop<T, T>(*c.tensor(arg::div::self), *c.tensor(arg::div::other), *c.outputs[0],
+                       [](A a, A b) { return a / b; });
     } else if (mode == "trunc") {
-      BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0], [](A a, A b) -> A {
-        if constexpr (std::is_floating_point_v<A>) {
-          return std::trunc(a / b);
-        } else {
-          return static_cast<A>(a / b);
-        }
-      });
+      BinaryLoop<T, T>(*c.tensor(arg::div::self), *c.tensor(arg::div::other), *c.outputs[0],
+                       [](A a, A b) -> A {
+                         if constexpr (std::is_floating_point_v<A>) {
+                           return std::trunc(a / b);
+                         } else {
+                           return static_cast<A>(a / b);
+                         }
+                       });
     } else {
-      BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0],
+      BinaryLoop<T, T>(*c.tensor(arg::div::self), *c.tensor(arg::div::other), *c.outputs[0],
                        [](A a, A b) { return FloorDiv(a, b); });
     }
   });
@@ -371,9 +385,9 @@ void FloorDivideKernel(OpCall& c) {
   DispatchNumeric(c.compute_dtype, "floor_divide", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    CheckNonZeroDivisor<A>(*c.tensor(1), "floor_divide");
-    BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0],
-                     [](A a, A b) { return FloorDiv(a, b); });
+    CheckNonZeroDivisor<A>(*c.tensor(arg::floor_divide::other), "floor_divide");
+    BinaryLoop<T, T>(*c.tensor(arg::floor_divide::self), *c.tensor(arg::floor_divide::other),
+                     *c.outputs[0], [](A a, A b) { return FloorDiv(a, b); });
   });
 }
 OF_KERNEL_WITH_INPLACE("floor_divide", kCPU, kNumericDTypes, &FloorDivideKernel);
@@ -382,14 +396,15 @@ void FmodKernel(OpCall& c) {
   DispatchNumeric(c.compute_dtype, "fmod", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    CheckNonZeroDivisor<A>(*c.tensor(1), "fmod");
-    BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0], [](A a, A b) -> A {
-      if constexpr (std::is_floating_point_v<A>) {
-        return std::fmod(a, b);
-      } else {
-        return static_cast<A>(a % b);
-      }
-    });
+    CheckNonZeroDivisor<A>(*c.tensor(arg::fmod::other), "fmod");
+    BinaryLoop<T, T>(*c.tensor(arg::fmod::self), *c.tensor(arg::fmod::other), *c.outputs[0],
+                     [](A a, A b) -> A {
+                       if constexpr (std::is_floating_point_v<A>) {
+                         return std::fmod(a, b);
+                       } else {
+                         return static_cast<A>(a % b);
+                       }
+                     });
   });
 }
 OF_KERNEL_WITH_INPLACE("fmod", kCPU, kNumericDTypes, &FmodKernel);
@@ -398,20 +413,21 @@ void RemainderKernel(OpCall& c) {
   DispatchNumeric(c.compute_dtype, "remainder", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    CheckNonZeroDivisor<A>(*c.tensor(1), "remainder");
-    BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0], [](A a, A b) -> A {
-      if constexpr (std::is_floating_point_v<A>) {
-        A m = std::fmod(a, b);
-        if (m != 0 && ((b < 0) != (m < 0))) m += b;
-        return m;
-      } else if constexpr (std::is_signed_v<A>) {
-        A m = static_cast<A>(a % b);
-        if (m != 0 && ((b < 0) != (m < 0))) m = static_cast<A>(m + b);
-        return m;
-      } else {
-        return static_cast<A>(a % b);
-      }
-    });
+    CheckNonZeroDivisor<A>(*c.tensor(arg::remainder::other), "remainder");
+    BinaryLoop<T, T>(*c.tensor(arg::remainder::self), *c.tensor(arg::remainder::other),
+                     *c.outputs[0], [](A a, A b) -> A {
+                       if constexpr (std::is_floating_point_v<A>) {
+                         A m = std::fmod(a, b);
+                         if (m != 0 && ((b < 0) != (m < 0))) m += b;
+                         return m;
+                       } else if constexpr (std::is_signed_v<A>) {
+                         A m = static_cast<A>(a % b);
+                         if (m != 0 && ((b < 0) != (m < 0))) m = static_cast<A>(m + b);
+                         return m;
+                       } else {
+                         return static_cast<A>(a % b);
+                       }
+                     });
   });
 }
 OF_KERNEL_WITH_INPLACE("remainder", kCPU, kNumericDTypes, &RemainderKernel);
@@ -434,13 +450,14 @@ void PowKernel(OpCall& c) {
   DispatchNumeric(c.compute_dtype, "pow", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0], [](A a, A b) -> A {
-      if constexpr (std::is_floating_point_v<A>) {
-        return std::pow(a, b);
-      } else {
-        return IntPow(a, b);
-      }
-    });
+    BinaryLoop<T, T>(*c.tensor(arg::pow::self), *c.tensor(arg::pow::exponent), *c.outputs[0],
+                     [](A a, A b) -> A {
+                       if constexpr (std::is_floating_point_v<A>) {
+                         return std::pow(a, b);
+                       } else {
+                         return IntPow(a, b);
+                       }
+                     });
   });
 }
 OF_KERNEL_WITH_INPLACE("pow", kCPU, kNumericDTypes, &PowKernel);
@@ -485,17 +502,17 @@ OF_CPU_COMPARE(logical_and, (a != 0) && (b != 0));
 OF_CPU_COMPARE(logical_or, (a != 0) || (b != 0));
 OF_CPU_COMPARE(logical_xor, (a != 0) != (b != 0));
 
-#define OF_CPU_BITWISE(name, op)                                             \
-  void name##Kernel(OpCall& c) {                                             \
-    DispatchIntegral(                                                        \
-        c.compute_dtype, #name,                                              \
-        [&](auto tag) {                                                      \
-          using T = typename decltype(tag)::type;                            \
-          BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0],        \
-                           [](T a, T b) { return static_cast<T>(a op b); }); \
-        },                                                                   \
-        true);                                                               \
-  }                                                                          \
+#define OF_CPU_BITWISE(name, op)                                               \
+  void name##Kernel(OpCall& c) {                                               \
+    DispatchIntegral(                                                          \
+        c.compute_dtype, #name,                                                \
+        [&](auto tag) {                                                        \
+          using T = typename decltype(tag)::type;                              \
+          BinaryLoop<T, T>(*c.tensor(kSelf), *c.tensor(kOther), *c.outputs[0], \
+                           [](T a, T b) { return static_cast<T>(a op b); });   \
+        },                                                                     \
+        true);                                                                 \
+  }                                                                            \
   OF_KERNEL_WITH_INPLACE(#name, kCPU, kIntegralDTypes | DTypeBit(DType::kBool), &name##Kernel)
 OF_CPU_BITWISE(bitwise_and, &);
 OF_CPU_BITWISE(bitwise_or, |);
@@ -531,7 +548,8 @@ inline A Select(bool cond, A a, A b) {
 void WhereKernel(OpCall& c) {
   DispatchAll(c.compute_dtype, "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    TernaryLoop<T, T, bool>(*c.tensor(0), *c.tensor(1), *c.tensor(2), *c.outputs[0],
+    TernaryLoop<T, T, bool>(*c.tensor(arg::where::condition), *c.tensor(arg::where::self),
+                            *c.tensor(arg::where::other), *c.outputs[0],
                             [](bool cond, T a, T b) { return Select<T>(cond, a, b); });
   });
 }

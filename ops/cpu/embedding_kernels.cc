@@ -36,9 +36,10 @@ std::vector<int64_t> Indices(const TensorImplPtr& t, int64_t num, const char* op
 }
 
 void EmbeddingKernel(OpCall& c) {
-  TensorImplPtr w = Contiguous(c.tensor(0));
+  TensorImplPtr w = Contiguous(c.tensor(arg::embedding::weight));
   const int64_t num = w->shape()[0], d = w->shape()[1];
-  std::vector<int64_t> idx = Indices(c.tensor(1), num, "embedding", w->shape());
+  std::vector<int64_t> idx =
+      Indices(c.tensor(arg::embedding::indices), num, "embedding", w->shape());
   const int64_t row_bytes = d * w->itemsize();
   const char* src = w->data();
   char* dst = c.outputs[0]->data();
@@ -53,12 +54,13 @@ void EmbeddingKernel(OpCall& c) {
 OF_KERNEL("embedding", kCPU, kAllDTypes, &EmbeddingKernel);
 
 void EmbeddingBackwardKernel(OpCall& c) {
-  TensorImplPtr g = Contiguous(c.tensor(0));
+  TensorImplPtr g = Contiguous(c.tensor(arg::embedding_backward::grad));
   TensorImplPtr& out = c.outputs[0];
   const int64_t num = out->shape()[0], d = out->shape()[1];
-  const int64_t padding = c.args[3].to_int();
-  const bool by_freq = c.args[4].to_bool();
-  std::vector<int64_t> idx = Indices(c.tensor(1), num, "embedding_backward", out->shape());
+  const int64_t padding = c.get(arg::embedding_backward::padding_idx);
+  const bool by_freq = c.get(arg::embedding_backward::scale_grad_by_freq);
+  std::vector<int64_t> idx =
+      Indices(c.tensor(arg::embedding_backward::indices), num, "embedding_backward", out->shape());
   const int64_t n = static_cast<int64_t>(idx.size());
   std::vector<int64_t> count;
   if (by_freq) {
@@ -109,10 +111,12 @@ OF_KERNEL("embedding_backward", kCPU, kFloatingDTypes, &EmbeddingBackwardKernel)
 void EmbeddingRenormKernel(OpCall& c) {
   TensorImplPtr w = c.outputs[0];
   const int64_t num = w->shape()[0], d = w->shape()[1];
-  std::vector<int64_t> idx = Indices(c.tensor(1), num, "embedding_renorm_", w->shape());
+  std::vector<int64_t> idx =
+      Indices(c.tensor(arg::embedding_renorm_::indices), num, "embedding_renorm_", w->shape());
   std::sort(idx.begin(), idx.end());
   idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
-  const double max_norm = c.args[2].to_double(), norm_type = c.args[3].to_double();
+  const double max_norm = c.get(arg::embedding_renorm_::max_norm),
+               norm_type = c.get(arg::embedding_renorm_::norm_type);
   const int64_t rs = w->stride()[0], cs = w->stride()[1];
   DispatchFloating(w->dtype(), "embedding_renorm_", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -151,10 +155,10 @@ void EmbeddingRenormKernel(OpCall& c) {
 OF_KERNEL("embedding_renorm_", kCPU, kFloatingDTypes, &EmbeddingRenormKernel);
 
 void OneHotKernel(OpCall& c) {
-  TensorImplPtr x = Contiguous(c.tensor(0));
+  TensorImplPtr x = Contiguous(c.tensor(arg::one_hot::self));
   const int64_t* p = reinterpret_cast<const int64_t*>(x->data());
   const int64_t n = x->numel();
-  int64_t classes = c.args[1].to_int();
+  int64_t classes = c.get(arg::one_hot::num_classes);
   if (classes == -1) {
     OF_CHECK(n > 0, RuntimeError,
              "one_hot: Can not infer total number of classes from empty tensor (tensor of size ",

@@ -99,17 +99,17 @@ struct SamplerArgs {
   int64_t in_plane() const { return nd == 3 ? size[0] * size[1] * size[2] : size[0] * size[1]; }
 };
 
-SamplerArgs ParseSampler(const TensorImplPtr& input, const TensorImplPtr& grid, const OpCall& c,
-                         int first) {
+SamplerArgs ParseSampler(const TensorImplPtr& input, const TensorImplPtr& grid,
+                         int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
   SamplerArgs a;
   a.nd = static_cast<int>(input->ndim()) - 2;
   a.n = input->shape()[0];
   a.ch = input->shape()[1];
   for (int d = 0; d < a.nd; ++d) a.size[d] = input->shape()[2 + d];
   a.positions = grid->numel() / std::max<int64_t>(1, a.n * a.nd);
-  a.mode = static_cast<int>(c.args[first].to_int());
-  a.padding = static_cast<int>(c.args[first + 1].to_int());
-  a.align = c.args[first + 2].to_bool();
+  a.mode = static_cast<int>(interpolation_mode);
+  a.padding = static_cast<int>(padding_mode);
+  a.align = align_corners;
   return a;
 }
 
@@ -250,9 +250,11 @@ constexpr int64_t kSamplerChunk = 16384;
 
 template <typename T>
 void GridSamplerTyped(OpCall& c) {
-  const TensorImplPtr input = Contiguous(c.tensor(0));
-  const TensorImplPtr grid = Contiguous(c.tensor(1));
-  const SamplerArgs a = ParseSampler(input, grid, c, 2);
+  namespace names = arg::grid_sampler;
+  const TensorImplPtr input = Contiguous(c.tensor(names::input));
+  const TensorImplPtr grid = Contiguous(c.tensor(names::grid));
+  const SamplerArgs a = ParseSampler(input, grid, c.get(names::interpolation_mode),
+                                     c.get(names::padding_mode), c.get(names::align_corners));
   const T* x = Ptr<T>(input);
   const T* gp = Ptr<T>(grid);
   T* y = MutPtr<T>(c.outputs[0]);
@@ -284,11 +286,13 @@ void GridSamplerTyped(OpCall& c) {
 // over channels.
 template <typename T>
 void GridSamplerBackwardTyped(OpCall& c) {
-  const TensorImplPtr gy = Contiguous(c.tensor(0));
-  const TensorImplPtr input = Contiguous(c.tensor(1));
-  const TensorImplPtr grid = Contiguous(c.tensor(2));
-  const SamplerArgs a = ParseSampler(input, grid, c, 3);
-  const bool input_grad = c.args[6].to_bool();
+  namespace names = arg::grid_sampler_backward;
+  const TensorImplPtr gy = Contiguous(c.tensor(names::grad_output));
+  const TensorImplPtr input = Contiguous(c.tensor(names::input));
+  const TensorImplPtr grid = Contiguous(c.tensor(names::grid));
+  const SamplerArgs a = ParseSampler(input, grid, c.get(names::interpolation_mode),
+                                     c.get(names::padding_mode), c.get(names::align_corners));
+  const bool input_grad = c.get(names::input_grad);
   const T* x = Ptr<T>(input);
   const T* gp = Ptr<T>(grid);
   const T* go = Ptr<T>(gy);

@@ -24,10 +24,9 @@ struct Cols {
   int64_t planes, h, w, oh, ow;
 };
 
-Cols ParseCols(const DimVector& image, const OpCall& c, int first) {
+Cols ParseCols(const DimVector& image, const DimVector& ks, const DimVector& di,
+               const DimVector& pa, const DimVector& st) {
   Cols k;
-  const DimVector ks = c.args[first].int_list(), di = c.args[first + 1].int_list(),
-                  pa = c.args[first + 2].int_list(), st = c.args[first + 3].int_list();
   k.kh = ks[0], k.kw = ks[1], k.dh = di[0], k.dw = di[1];
   k.ph = pa[0], k.pw = pa[1], k.sh = st[0], k.sw = st[1];
   const int64_t nd = static_cast<int64_t>(image.size());
@@ -71,8 +70,11 @@ void Im2colTyped(const Cols& k, const T* image, const T* cols_in, T* image_out, 
 }
 
 void Im2colKernel(OpCall& c) {
-  const TensorImplPtr x = Contiguous(c.tensor(0));
-  const Cols k = ParseCols(x->shape(), c, 1);
+  namespace a = arg::_im2col;
+  const TensorImplPtr x = Contiguous(c.tensor(a::self));
+  const Cols k =
+      ParseCols(x->shape(), c.args[a::kernel_size].int_list(), c.args[a::dilation].int_list(),
+                c.args[a::padding].int_list(), c.args[a::stride].int_list());
   if (c.outputs[0]->numel() == 0) return;
   DispatchFloatDouble(c.compute_dtype, "im2col", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -81,10 +83,14 @@ void Im2colKernel(OpCall& c) {
 }
 
 void Col2imKernel(OpCall& c) {
-  const TensorImplPtr cols = Contiguous(c.tensor(0));
+  namespace a = arg::_col2im;
+  const TensorImplPtr cols = Contiguous(c.tensor(a::self));
   const TensorImplPtr& out = c.outputs[0];
   Fill(out, Scalar::Int(0));
-  const Cols k = ParseCols(out->shape(), c, 2);
+  const Cols k =
+      ParseCols(out->shape(), c.args[a::kernel_size].int_list(), c.args[a::dilation].int_list(),
+                c.args[a::padding].int_list(), c.args[a::stride].int_list());
+
   if (out->numel() == 0) return;
   DispatchFloatDouble(c.compute_dtype, "col2im", [&](auto tag) {
     using T = typename decltype(tag)::type;

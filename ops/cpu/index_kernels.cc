@@ -59,10 +59,10 @@ TensorImplPtr Unaliased(const TensorImplPtr& src, const TensorImplPtr& out) {
 // ---- gather / scatter ------------------------------------------------------
 
 void GatherKernel(OpCall& c) {
-  TensorImplPtr self = AtLeast1d(c.tensor(0));
-  TensorImplPtr index = AtLeast1d(c.tensor(2));
+  TensorImplPtr self = AtLeast1d(c.tensor(arg::gather::self));
+  TensorImplPtr index = AtLeast1d(c.tensor(arg::gather::index));
   TensorImplPtr out = AtLeast1d(c.outputs[0]);
-  const int64_t dim = WrapDim(c.args[1].to_int(), self->ndim());
+  const int64_t dim = WrapDim(c.get(arg::gather::dim), self->ndim());
   DimVector self_stride = self->stride();
   const int64_t dim_stride = self_stride[dim];
   const int64_t size = self->shape()[dim];
@@ -80,23 +80,26 @@ void GatherKernel(OpCall& c) {
 OF_KERNEL("gather", kCPU, kAllDTypes, &GatherKernel);
 
 // out = self, then out[index[i]][j] along dim = src[i][j] (or += for scatter_add).
+// scatter.src, scatter.value, scatter_add and their in-place twins have their
+// arguments at the same places: scatter.src's names (value is src).
 template <bool kAdd>
 void ScatterKernel(OpCall& c) {
   const std::string name = BaseName(c);
-  const TensorImplPtr& self = c.tensor(0);
+  const TensorImplPtr& self = c.tensor(arg::scatter_src::self);
   if (c.outputs[0] != self) CopyInto(self, c.outputs[0]);
   TensorImplPtr out = AtLeast1d(c.outputs[0]);
-  TensorImplPtr index = AtLeast1d(c.tensor(2));
+  TensorImplPtr index = AtLeast1d(c.tensor(arg::scatter_src::index));
   // src: a tensor, or a value read at offset 0 for every element.
   TensorImplPtr src;
   DimVector src_stride(index->ndim(), 0);
-  if (c.args[3].is_tensor()) {
-    src = Unaliased(AtLeast1d(c.tensor(3)), out);
-    if (!c.args[3].is_wrapped_number()) src_stride = src->stride();
+  const Value& src_arg = c.args[arg::scatter_src::src];
+  if (src_arg.is_tensor()) {
+    src = Unaliased(AtLeast1d(src_arg.tensor()), out);
+    if (!src_arg.is_wrapped_number()) src_stride = src->stride();
   } else {
-    src = Full({}, c.args[3].scalar(), out->dtype(), out->device());
+    src = Full({}, src_arg.scalar(), out->dtype(), out->device());
   }
-  const int64_t dim = WrapDim(c.args[1].to_int(), out->ndim());
+  const int64_t dim = WrapDim(c.get(arg::scatter_src::dim), out->ndim());
   DimVector out_stride = out->stride();
   const int64_t dim_stride = out_stride[dim];
   const int64_t size = out->shape()[dim];
@@ -148,11 +151,12 @@ DimVector ReadSelectIndex(const TensorImplPtr& index, int64_t size, int64_t dim,
 }
 
 void IndexSelectKernel(OpCall& c) {
-  TensorImplPtr self = AtLeast1d(c.tensor(0));
+  TensorImplPtr self = AtLeast1d(c.tensor(arg::_index_select::self));
   TensorImplPtr out = AtLeast1d(c.outputs[0]);
-  const int64_t dim = WrapDim(c.args[1].to_int(), self->ndim());
+  const int64_t dim = WrapDim(c.get(arg::_index_select::dim), self->ndim());
   const DimVector pos =
-      ReadSelectIndex(c.tensor(2), self->shape()[dim], dim, c.tensor(0)->ndim(), "index_select");
+      ReadSelectIndex(c.tensor(arg::_index_select::index), self->shape()[dim], dim,
+                      c.tensor(arg::_index_select::self)->ndim(), "index_select");
   DimVector self_stride = self->stride();
   const int64_t dim_stride = self_stride[dim];
   self_stride[dim] = 0;
@@ -166,12 +170,13 @@ void IndexSelectKernel(OpCall& c) {
 OF_KERNEL("_index_select", kCPU, kAllDTypes, &IndexSelectKernel);
 
 void IndexSelectBackwardKernel(OpCall& c) {
-  TensorImplPtr g = AtLeast1d(c.tensor(0));
+  TensorImplPtr g = AtLeast1d(c.tensor(arg::index_select_backward::grad));
   TensorImplPtr out = AtLeast1d(c.outputs[0]);
   Fill(out, Scalar::Int(0));
-  const int64_t dim = WrapDim(c.args[2].to_int(), out->ndim());
+  const int64_t dim = WrapDim(c.get(arg::index_select_backward::dim), out->ndim());
   const DimVector pos =
-      ReadSelectIndex(c.tensor(3), out->shape()[dim], dim, out->ndim(), "index_select_backward");
+      ReadSelectIndex(c.tensor(arg::index_select_backward::index), out->shape()[dim], dim,
+                      out->ndim(), "index_select_backward");
   DimVector out_stride = out->stride();
   const int64_t dim_stride = out_stride[dim];
   out_stride[dim] = 0;
@@ -189,14 +194,17 @@ OF_KERNEL("index_select_backward", kCPU, kAllDTypes, &IndexSelectBackwardKernel)
 
 // ---- masked ops --------------------------------------------------------------
 
+// masked_fill.Tensor/.Scalar and their in-place twins (masked_fill.Tensor's
+// names: the arguments are at the same places).
 void MaskedFillKernel(OpCall& c) {
-  const TensorImplPtr& self = c.tensor(0);
-  const TensorImplPtr& mask = c.tensor(1);
+  const TensorImplPtr& self = c.tensor(arg::masked_fill_Tensor::self);
+  const TensorImplPtr& mask = c.tensor(arg::masked_fill_Tensor::mask);
   const TensorImplPtr& out = c.outputs[0];
   if (out != self) CopyInto(Expand(self, out->shape()), out);
-  TensorImplPtr value = c.args[2].is_tensor()
-                            ? Contiguous(ToDType(c.tensor(2), out->dtype(), false))
-                            : Full({}, c.args[2].scalar(), out->dtype(), out->device());
+  const Value& value_arg = c.args[arg::masked_fill_Tensor::value];
+  TensorImplPtr value = value_arg.is_tensor()
+                            ? Contiguous(ToDType(value_arg.tensor(), out->dtype(), false))
+                            : Full({}, value_arg.scalar(), out->dtype(), out->device());
   const int64_t is = out->itemsize();
   const char* v = value->data();
   ForEachIndex<2>(out->shape(), {out->stride(), BroadcastStrides(*mask, out->shape())},
@@ -213,8 +221,8 @@ OF_KERNEL("masked_fill_.Scalar", kCPU, kAllDTypes, &MaskedFillKernel);
 
 // Elements of self (broadcast with the mask) where the mask is true, in order.
 void MaskedSelectKernel(OpCall& c) {
-  const TensorImplPtr& self = c.tensor(0);
-  const TensorImplPtr& mask = c.tensor(1);
+  const TensorImplPtr& self = c.tensor(arg::masked_select::self);
+  const TensorImplPtr& mask = c.tensor(arg::masked_select::mask);
   const DimVector shape = BroadcastShapes(self->shape(), mask->shape(), "masked_select");
   const DimVector mask_stride = BroadcastStrides(*mask, shape);
   const DimVector self_stride = BroadcastStrides(*self, shape);
@@ -237,8 +245,8 @@ void MaskedSelectKernel(OpCall& c) {
 OF_KERNEL("masked_select", kCPU, kAllDTypes, &MaskedSelectKernel);
 
 void MaskedSelectBackwardKernel(OpCall& c) {
-  TensorImplPtr g = Contiguous(c.tensor(0));
-  const TensorImplPtr& mask = c.tensor(1);
+  TensorImplPtr g = Contiguous(c.tensor(arg::masked_select_backward::grad));
+  const TensorImplPtr& mask = c.tensor(arg::masked_select_backward::mask);
   const TensorImplPtr& out = c.outputs[0];
   Fill(out, Scalar::Int(0));
   const int64_t is = out->itemsize();
@@ -261,7 +269,7 @@ OF_KERNEL("masked_select_backward", kCPU, kAllDTypes, &MaskedSelectBackwardKerne
 
 // (count, ndim) int64 positions of the nonzero elements, in row-major order.
 void NonzeroKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
+  const TensorImplPtr& x = c.tensor(arg::nonzero::self);
   const int64_t nd = x->ndim();
   const int64_t is = x->itemsize();
   TensorImplPtr out;
@@ -342,9 +350,10 @@ void ForEachIndexed(const IndexGeometry& g, F&& f) {
 }
 
 void IndexKernel(OpCall& c) {
-  const TensorImplPtr& self = c.tensor(0);
+  const TensorImplPtr& self = c.tensor(arg::_index::self);
   const TensorImplPtr& out = c.outputs[0];  // contiguous
-  IndexGeometry g = MakeGeometry(*self, c.args[1].tensors(), c.args[2].int_list());
+  IndexGeometry g = MakeGeometry(*self, c.args[arg::_index::indices].tensors(),
+                                 c.args[arg::_index::dims].int_list());
   const int64_t is = self->itemsize();
   const char* src = self->data();
   char* dst = out->data();
@@ -355,21 +364,23 @@ void IndexKernel(OpCall& c) {
 }
 OF_KERNEL("_index", kCPU, kAllDTypes, &IndexKernel);
 
+// index_put and index_put_.
 void IndexPutKernel(OpCall& c) {
-  const TensorImplPtr& self = c.tensor(0);
+  namespace a = arg::index_put;
+  const TensorImplPtr& self = c.tensor(a::self);
   const TensorImplPtr& out = c.outputs[0];
   if (out != self) CopyInto(self, out);
-  IndexGeometry g = MakeGeometry(*out, c.args[1].tensors(), c.args[4].int_list());
+  const TensorList& indices = c.args[a::indices].tensors();
+  IndexGeometry g = MakeGeometry(*out, indices, c.args[a::dims].int_list());
   // The values laid out like out[indices].
   DimVector shape = g.outer_shape;
-  shape.insert(shape.end(), c.args[1].tensors()[0]->shape().begin(),
-               c.args[1].tensors()[0]->shape().end());
+  shape.insert(shape.end(), indices[0]->shape().begin(), indices[0]->shape().end());
   shape.insert(shape.end(), g.inner_shape.begin(), g.inner_shape.end());
-  TensorImplPtr values = Contiguous(Expand(Unaliased(c.tensor(2), out), shape));
+  TensorImplPtr values = Contiguous(Expand(Unaliased(c.tensor(a::values), out), shape));
   const int64_t is = out->itemsize();
   const char* src = values->data();
   char* base = out->data();
-  if (!c.args[3].to_bool()) {
+  if (!c.get(a::accumulate)) {
     ForEachIndexed(g, [&](int64_t off) {
       CopyElem(base + off * is, src, is);
       src += is;

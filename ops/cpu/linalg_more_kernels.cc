@@ -16,6 +16,7 @@
 #include <numeric>
 #include <vector>
 
+#include "ops/api/ops.h"
 #include "ops/cpu/loops.h"
 #include "ops/defs/common.h"
 
@@ -152,7 +153,7 @@ void LuSolve(const double* lu, const int64_t* piv, int64_t n, double* b, int64_t
 }
 
 void InvKernel(OpCall& c) {
-  const Matrices m = Batch(c.tensor(0));
+  const Matrices m = Batch(c.tensor(arg::_linalg_inv::A));
   const int64_t n = m.rows;
   const TensorImplPtr& out = c.outputs[0];
   std::pair<int64_t, int64_t> bad;
@@ -179,7 +180,8 @@ OF_KERNEL("_linalg_inv", kCPU, kLinalgDTypes, &InvKernel);
 // det and slogdet from the LU factors.
 template <bool kLog>
 void DetKernel(OpCall& c) {
-  const Matrices m = Batch(c.tensor(0));
+  // (A is argument 0 of both _linalg_det and _linalg_slogdet.)
+  const Matrices m = Batch(c.tensor(arg::_linalg_det::A));
   const int64_t n = m.rows;
   DispatchLinalg(c.compute_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -215,7 +217,8 @@ OF_KERNEL("_linalg_det", kCPU, kLinalgDTypes, &DetKernel<false>);
 OF_KERNEL("_linalg_slogdet", kCPU, kLinalgDTypes, &DetKernel<true>);
 
 void SolveKernel(OpCall& c) {
-  const Matrices ma = Batch(c.tensor(0)), mb = Batch(c.tensor(1));
+  const Matrices ma = Batch(c.tensor(arg::_linalg_solve_matrix::A)),
+                 mb = Batch(c.tensor(arg::_linalg_solve_matrix::B));
   const int64_t n = ma.rows, k = mb.cols;
   const TensorImplPtr& out = c.outputs[0];
   std::pair<int64_t, int64_t> bad;
@@ -259,9 +262,10 @@ void TriangularSolve(const double* t, int64_t n, double* b, int64_t k, bool uppe
 }
 
 void SolveTriangularKernel(OpCall& c) {
-  const Matrices ma = Batch(c.tensor(0)), mb = Batch(c.tensor(1));
+  namespace args = arg::_linalg_solve_triangular_matrix;
+  const Matrices ma = Batch(c.tensor(args::A)), mb = Batch(c.tensor(args::B));
   const int64_t n = ma.rows, k = mb.cols;
-  const bool upper = c.args[2].to_bool(), unit = c.args[3].to_bool();
+  const bool upper = c.get(args::upper), unit = c.get(args::unitriangular);
   const TensorImplPtr& out = c.outputs[0];
   DispatchLinalg(c.compute_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -301,9 +305,9 @@ int64_t CholeskyLower(double* a, int64_t n) {
 
 // upper=True factors A = U^T U from A's upper triangle (U = L^T of A^T).
 void CholeskyKernel(OpCall& c) {
-  const Matrices m = Batch(c.tensor(0));
+  const Matrices m = Batch(c.tensor(arg::_linalg_cholesky::A));
   const int64_t n = m.rows;
-  const bool upper = c.args[1].to_bool();
+  const bool upper = c.get(arg::_linalg_cholesky::upper);
   const TensorImplPtr& out = c.outputs[0];
   std::pair<int64_t, int64_t> bad;
   DispatchLinalg(c.compute_dtype, [&](auto tag) {
@@ -394,9 +398,9 @@ void FormQ(const double* a, int64_t m, int64_t n, const std::vector<double>& tau
 }
 
 void QrKernel(OpCall& c) {
-  const Matrices mat = Batch(c.tensor(0));
+  const Matrices mat = Batch(c.tensor(arg::_linalg_qr::A));
   const int64_t m = mat.rows, n = mat.cols, k = std::min(m, n);
-  const std::string& mode = c.args[1].str();
+  const std::string& mode = c.args[arg::_linalg_qr::mode].str();
   const bool want_q = mode != "r";
   const int64_t qcols = mode == "complete" ? m : k;
   const int64_t rrows = mode == "complete" ? m : k;
@@ -528,9 +532,9 @@ void JacobiSvdTall(std::vector<std::vector<double>> g, int64_t m, int64_t n, int
 }
 
 void SvdKernel(OpCall& c) {
-  const Matrices mat = Batch(c.tensor(0));
+  const Matrices mat = Batch(c.tensor(arg::_linalg_svd::A));
   const int64_t m = mat.rows, n = mat.cols, k = std::min(m, n);
-  const bool full = c.args[1].to_bool();
+  const bool full = c.get(arg::_linalg_svd::full_matrices);
   const int64_t ucols = full ? m : k, vrows = full ? n : k;
   DispatchLinalg(c.compute_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -623,9 +627,10 @@ void JacobiEigh(double* a, int64_t n, double* v) {
 }
 
 void EighKernel(OpCall& c) {
-  const Matrices mat = Batch(c.tensor(0));
+  const Matrices mat = Batch(c.tensor(arg::_linalg_eigh::A));
   const int64_t n = mat.rows;
-  const bool lower = c.args[1].str() == "L" || c.args[1].str() == "l";
+  const std::string& uplo = c.args[arg::_linalg_eigh::UPLO].str();
+  const bool lower = uplo == "L" || uplo == "l";
   DispatchLinalg(c.compute_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     ForEachMatrix(mat.count, n * n * n * 8, [&](int64_t i) -> int64_t {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/runtime/view_ops.h"
+#include "ops/api/ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/loss_common.h"
@@ -225,15 +226,17 @@ std::vector<double> RowScales(const OpCall& c, int grad_arg, const std::string& 
 //   dloss/dx_c = softmax_c ((1 - eps) w_t + eps W / C) - (1 - eps) w_t [c = t] - eps w_c / C
 
 void SoftmaxCrossEntropyKernel(OpCall& c) {
-  const TensorImplPtr x = Contiguous(c.tensor(0));
+  namespace a = arg::_softmax_cross_entropy;
+  const TensorImplPtr x = Contiguous(c.tensor(a::input));
   const int64_t rows = x->shape()[0], classes = x->shape()[1];
-  const std::string& reduction = c.args[3].str();
-  const int64_t ignore = c.args[4].to_int();
-  const double eps = c.args[5].to_double();
-  const std::vector<int64_t> target = ReadTargets(c.tensor(1), classes, ignore, "cross_entropy");
+  const std::string& reduction = c.args[a::reduction].str();
+  const int64_t ignore = c.get(a::ignore_index);
+  const double eps = c.get(a::label_smoothing);
+  const std::vector<int64_t> target =
+      ReadTargets(c.tensor(a::target), classes, ignore, "cross_entropy");
   DispatchFloating(c.compute_dtype, "cross_entropy", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, 2);
+    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, a::weight);
     const WeightT<T>* w = wv.empty() ? nullptr : wv.data();
     double w_sum = w ? 0 : static_cast<double>(classes);
     for (auto v : wv) w_sum += v;
@@ -266,17 +269,20 @@ OF_KERNEL("_softmax_cross_entropy", kCPU, kFloatingDTypes, &SoftmaxCrossEntropyK
 
 // (grad_output, input, target, weight, reduction, ignore_index, label_smoothing, lse, total_weight)
 void SoftmaxCrossEntropyBackwardKernel(OpCall& c) {
-  const TensorImplPtr x = Contiguous(c.tensor(1));
+  namespace args = arg::_softmax_cross_entropy_backward;
+  const TensorImplPtr x = Contiguous(c.tensor(args::input));
   const int64_t rows = x->shape()[0], classes = x->shape()[1];
-  const std::string& reduction = c.args[4].str();
-  const int64_t ignore = c.args[5].to_int();
-  const double eps = c.args[6].to_double();
-  const std::vector<int64_t> target = ReadTargets(c.tensor(2), classes, ignore, "cross_entropy");
-  const std::vector<double> scale = RowScales(c, 0, reduction, 8, rows);
-  const std::vector<double> lse = ReadDoubles(c.tensor(7), rows);
+  const std::string& reduction = c.args[args::reduction].str();
+  const int64_t ignore = c.get(args::ignore_index);
+  const double eps = c.get(args::label_smoothing);
+  const std::vector<int64_t> target =
+      ReadTargets(c.tensor(args::target), classes, ignore, "cross_entropy");
+  const std::vector<double> scale =
+      RowScales(c, args::grad_output, reduction, args::total_weight, rows);
+  const std::vector<double> lse = ReadDoubles(c.tensor(args::lse), rows);
   DispatchFloating(c.compute_dtype, "cross_entropy_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, 3);
+    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, args::weight);
     const WeightT<T>* w = wv.empty() ? nullptr : wv.data();
     double w_sum = w ? 0 : static_cast<double>(classes);
     for (auto v : wv) w_sum += v;
@@ -307,15 +313,16 @@ OF_KERNEL("_softmax_cross_entropy_backward", kCPU, kFloatingDTypes,
 
 // loss_i = -w_t x[i, t]; reads only the picked elements (any strides).
 void NllLossKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
+  namespace a = arg::_nll_loss;
+  const TensorImplPtr& x = c.tensor(a::input);
   const int64_t rows = x->shape()[0], classes = x->shape()[1];
   const int64_t s0 = x->stride()[0], s1 = x->stride()[1];
-  const std::string& reduction = c.args[3].str();
-  const int64_t ignore = c.args[4].to_int();
-  const std::vector<int64_t> target = ReadTargets(c.tensor(1), classes, ignore, "nll_loss");
+  const std::string& reduction = c.args[a::reduction].str();
+  const int64_t ignore = c.get(a::ignore_index);
+  const std::vector<int64_t> target = ReadTargets(c.tensor(a::target), classes, ignore, "nll_loss");
   DispatchFloating(c.compute_dtype, "nll_loss", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, 2);
+    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, a::weight);
     const T* xp = reinterpret_cast<const T*>(x->data());
     std::vector<double> loss(rows), weight(rows);
     for (int64_t i = 0; i < rows; ++i) {
@@ -335,15 +342,16 @@ OF_KERNEL("_nll_loss", kCPU, kFloatingDTypes, &NllLossKernel);
 // (grad_output, input, target, weight, reduction, ignore_index, total_weight):
 // zeros but -w_t s_i at [i, t].
 void NllLossBackwardKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(1);
+  namespace a = arg::_nll_loss_backward;
+  const TensorImplPtr& x = c.tensor(a::input);
   const int64_t rows = x->shape()[0], classes = x->shape()[1];
-  const std::string& reduction = c.args[4].str();
-  const int64_t ignore = c.args[5].to_int();
-  const std::vector<int64_t> target = ReadTargets(c.tensor(2), classes, ignore, "nll_loss");
-  const std::vector<double> scale = RowScales(c, 0, reduction, 6, rows);
+  const std::string& reduction = c.args[a::reduction].str();
+  const int64_t ignore = c.get(a::ignore_index);
+  const std::vector<int64_t> target = ReadTargets(c.tensor(a::target), classes, ignore, "nll_loss");
+  const std::vector<double> scale = RowScales(c, a::grad_output, reduction, a::total_weight, rows);
   DispatchFloating(c.compute_dtype, "nll_loss_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, 3);
+    const std::vector<WeightT<T>> wv = ReadWeights<T>(c, a::weight);
     T* out = reinterpret_cast<T*>(c.outputs[0]->data());
     ParallelFor(rows, RowGrain(classes), [&](int64_t begin, int64_t end) {
       std::fill(out + begin * classes, out + end * classes, static_cast<T>(0.0f));
@@ -362,11 +370,13 @@ OF_KERNEL("_nll_loss_backward", kCPU, kFloatingDTypes, &NllLossBackwardKernel);
 
 // -(t log x + (1 - t) log(1 - x)), each log clamped at -100; x must lie in [0, 1].
 void BinaryCrossEntropyKernel(OpCall& c) {
+  const TensorImplPtr& input = c.tensor(arg::_binary_cross_entropy::input);
+  const TensorImplPtr& target = c.tensor(arg::_binary_cross_entropy::target);
   std::atomic<bool> out_of_range{false};
   DispatchFloating(c.compute_dtype, "binary_cross_entropy", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0], [&](A x, A t) -> A {
+    BinaryLoop<T, T>(*input, *target, *c.outputs[0], [&](A x, A t) -> A {
       if (!(x >= A(0) && x <= A(1))) out_of_range.store(true, std::memory_order_relaxed);
       A log_x = std::max(std::log(x), A(-100));
       A log_1mx = std::max(std::log1p(-x), A(-100));
@@ -375,7 +385,7 @@ void BinaryCrossEntropyKernel(OpCall& c) {
   });
   OF_CHECK(!out_of_range.load(), RuntimeError,
            "binary_cross_entropy(): all elements of input should be between 0 and 1 (input ",
-           ShapeToString(c.tensor(0)->shape()), ")");
+           ShapeToString(input->shape()), ")");
 }
 OF_KERNEL("_binary_cross_entropy", kCPU, kFloatingDTypes, &BinaryCrossEntropyKernel);
 
@@ -429,11 +439,12 @@ const float* FloatData(const OpCall& c, int i) {
 
 // (input, target, kind, param): the loss of d = input - target.
 void PointwiseLossKernel(OpCall& c) {
-  const Pointwise kind = PointwiseKind(c.args[2].str(), "_pointwise_loss");
-  const double param = c.args[3].to_double();
-  if (DenseFloats(c, {0, 1})) {
+  namespace a = arg::_pointwise_loss;
+  const Pointwise kind = PointwiseKind(c.args[a::kind].str(), "_pointwise_loss");
+  const double param = c.get(a::param);
+  if (DenseFloats(c, {a::input, a::target})) {
     float* out = reinterpret_cast<float*>(c.outputs[0]->data());
-    const float *x = FloatData(c, 0), *t = FloatData(c, 1);
+    const float *x = FloatData(c, a::input), *t = FloatData(c, a::target);
     ParallelFor(c.outputs[0]->numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
       PointwiseF(kind, static_cast<float>(param), e - b, out + b, x + b, t + b);
     });
@@ -442,7 +453,7 @@ void PointwiseLossKernel(OpCall& c) {
   DispatchFloating(c.compute_dtype, "pointwise_loss", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    const TensorImpl &x = *c.tensor(0), &t = *c.tensor(1);
+    const TensorImpl &x = *c.tensor(a::input), &t = *c.tensor(a::target);
     TensorImpl& out = *c.outputs[0];
     const A p = static_cast<A>(param);
     switch (kind) {
@@ -469,11 +480,13 @@ OF_KERNEL("_pointwise_loss", kCPU, kFloatingDTypes, &PointwiseLossKernel);
 // formulas (the kinks of smooth_l1 and huber go to the outer pieces; l1's
 // gradient at d = 0 is 0).
 void PointwiseLossBackwardKernel(OpCall& c) {
-  const Pointwise kind = PointwiseKind(c.args[3].str(), "_pointwise_loss_backward");
-  const double param = c.args[4].to_double();
-  if (DenseFloats(c, {0, 1, 2})) {
+  namespace args = arg::_pointwise_loss_backward;
+  const Pointwise kind = PointwiseKind(c.args[args::kind].str(), "_pointwise_loss_backward");
+  const double param = c.get(args::param);
+  if (DenseFloats(c, {args::grad, args::input, args::target})) {
     float* out = reinterpret_cast<float*>(c.outputs[0]->data());
-    const float *g = FloatData(c, 0), *x = FloatData(c, 1), *t = FloatData(c, 2);
+    const float *g = FloatData(c, args::grad), *x = FloatData(c, args::input),
+                *t = FloatData(c, args::target);
     ParallelFor(c.outputs[0]->numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
       PointwiseBackwardF(kind, static_cast<float>(param), e - b, out + b, g + b, x + b, t + b);
     });
@@ -482,7 +495,8 @@ void PointwiseLossBackwardKernel(OpCall& c) {
   DispatchFloating(c.compute_dtype, "pointwise_loss_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    const TensorImpl &g = *c.tensor(0), &x = *c.tensor(1), &t = *c.tensor(2);
+    const TensorImpl &g = *c.tensor(args::grad), &x = *c.tensor(args::input),
+                     &t = *c.tensor(args::target);
     TensorImpl& out = *c.outputs[0];
     const A p = static_cast<A>(param);
     switch (kind) {

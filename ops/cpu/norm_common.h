@@ -42,8 +42,6 @@ void StoreVector(const std::vector<A>& v, const TensorImplPtr& out) {
   if (dst != out) CopyInto(dst, out);
 }
 
-inline TensorImplPtr ArgOrNull(const OpCall& c, int i) { return c.has(i) ? c.tensor(i) : nullptr; }
-
 // An output the mask leaves out (shape [0]) is not computed.
 inline TensorImplPtr Wanted(const OpCall& c, int i) {
   return c.outputs[i]->numel() > 0 ? c.outputs[i] : nullptr;

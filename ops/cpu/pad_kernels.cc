@@ -25,10 +25,10 @@ constexpr DeviceType kCPU = DeviceType::kCPU;
 // ---- constant ----------------------------------------------------------------------
 
 void ConstantPadKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
+  const TensorImplPtr& x = c.tensor(arg::constant_pad_nd::input);
   const TensorImplPtr& out = c.outputs[0];
-  const DimVector& pad = c.args[1].int_list();
-  const Scalar value = c.args[2].scalar();
+  const DimVector pad = c.get(arg::constant_pad_nd::pad);
+  const Scalar value = c.get(arg::constant_pad_nd::value);
   if (out->numel() == 0) return;
   TensorImplPtr src = x, dst = out;
   for (size_t i = 0; i < pad.size() / 2; ++i) {
@@ -126,12 +126,13 @@ void DispatchElementSize(int64_t size, Fn&& fn) {
   }
 }
 
+// _reflection_pad and _replication_pad: same argument indices.
 template <bool kReflect>
 void PadForwardKernel(OpCall& c) {
-  const TensorImplPtr x = Contiguous(c.tensor(0));
+  const TensorImplPtr x = Contiguous(c.tensor(arg::_reflection_pad::self));
   const TensorImplPtr& out = c.outputs[0];
   if (out->numel() == 0) return;
-  const PadPlan p = MakePlan(x->shape(), c.args[1].int_list(), kReflect);
+  const PadPlan p = MakePlan(x->shape(), c.get(arg::_reflection_pad::padding), kReflect);
   const int64_t in_plane = p.in_plane(), out_plane = p.out_plane();
   DispatchElementSize(x->itemsize(), [&](auto tag) {
     using E = typename decltype(tag)::type;
@@ -144,14 +145,15 @@ void PadForwardKernel(OpCall& c) {
 }
 
 // grad_input (the output, zeroed) from grad_output: the input's shape is the
-// gradient's minus the padding.
+// gradient's minus the padding. _reflection_pad_backward and
+// _replication_pad_backward: same argument indices.
 template <bool kReflect, typename T>
 void PadBackwardTyped(OpCall& c) {
-  const TensorImplPtr g = Contiguous(c.tensor(0));
+  const TensorImplPtr g = Contiguous(c.tensor(arg::_reflection_pad_backward::grad_output));
   const TensorImplPtr& gx = c.outputs[0];
   Fill(gx, Scalar::Int(0));
   if (g->numel() == 0) return;
-  const PadPlan p = MakePlan(gx->shape(), c.args[1].int_list(), kReflect);
+  const PadPlan p = MakePlan(gx->shape(), c.get(arg::_reflection_pad_backward::padding), kReflect);
   const int64_t in_plane = p.in_plane(), out_plane = p.out_plane();
   const T* src = reinterpret_cast<const T*>(g->data());
   T* dst = reinterpret_cast<T*>(gx->data());
@@ -169,7 +171,8 @@ void PadBackwardKernel(OpCall& c) {
   OF_CHECK(d == DType::kFloat16 || d == DType::kBFloat16, NotImplementedError, "\"", c.name(),
            "\" not implemented for '", DTypeName(d), "'");
   OpCall f = c;
-  f.args[0] = Value(ToDType(c.tensor(0), DType::kFloat32, false));
+  constexpr int kGrad = arg::_reflection_pad_backward::grad_output;
+  f.args[kGrad] = Value(ToDType(c.tensor(kGrad), DType::kFloat32, false));
   f.outputs = {TensorImpl::Empty(c.outputs[0]->shape(), DType::kFloat32, c.outputs[0]->device())};
   f.compute_dtype = DType::kFloat32;
   PadBackwardTyped<kReflect, float>(f);

@@ -144,16 +144,21 @@ void MaxPoolForward(const T* x, T* y, int64_t* idx, const PoolGeom& g) {
 }
 
 // max_poolNd_with_indices(input, kernel_size, stride, padding, dilation,
-// ceil_mode) -> (values, indices); the lists arrive normalized.
+// ceil_mode) -> (values, indices); the lists arrive normalized. (N = 1, 2, 3
+// have their arguments at the same places: max_pool1d_with_indices's names.)
 void MaxPoolKernel(OpCall& c) {
+  namespace a = arg::max_pool1d_with_indices;
   const TensorImplPtr &y = c.outputs[0], &idx = c.outputs[1];
   if (y->numel() == 0) return;
-  const int64_t n = static_cast<int64_t>(c.args[1].int_list().size());
+  const DimVector& kernel = c.args[a::kernel_size].int_list();
+  const DimVector& stride = c.args[a::stride].int_list();
+  const DimVector& padding = c.args[a::padding].int_list();
+  const DimVector& dilation = c.args[a::dilation].int_list();
+  const int64_t n = static_cast<int64_t>(kernel.size());
   const MemoryFormat cl = ChannelsLastOut(y, n);
   if (cl != MemoryFormat::kContiguous && idx->stride() == y->stride()) {
-    const TensorImplPtr x = ContiguousAs(c.tensor(0), cl);
-    const PoolGeom g = MakeGeom(x->shape(), y->shape(), n, c.args[1].int_list(),
-                                c.args[2].int_list(), c.args[3].int_list(), c.args[4].int_list());
+    const TensorImplPtr x = ContiguousAs(c.tensor(a::input), cl);
+    const PoolGeom g = MakeGeom(x->shape(), y->shape(), n, kernel, stride, padding, dilation);
     DispatchNumeric(c.compute_dtype, c.name().c_str(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       MaxPoolForwardCL<T>(reinterpret_cast<const T*>(x->data()), reinterpret_cast<T*>(y->data()),
@@ -162,9 +167,8 @@ void MaxPoolKernel(OpCall& c) {
     return;
   }
   if (!y->is_contiguous() || !idx->is_contiguous()) return RunContiguous(c, MaxPoolKernel);
-  const TensorImplPtr x = Contiguous(c.tensor(0));
-  const PoolGeom g = MakeGeom(x->shape(), y->shape(), n, c.args[1].int_list(), c.args[2].int_list(),
-                              c.args[3].int_list(), c.args[4].int_list());
+  const TensorImplPtr x = Contiguous(c.tensor(a::input));
+  const PoolGeom g = MakeGeom(x->shape(), y->shape(), n, kernel, stride, padding, dilation);
   DispatchNumeric(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     MaxPoolForward<T>(reinterpret_cast<const T*>(x->data()), reinterpret_cast<T*>(y->data()),
@@ -174,13 +178,15 @@ void MaxPoolKernel(OpCall& c) {
 
 // grad_input[plane][indices[plane][j]] += grad_output[plane][j].
 void MaxPoolBackwardKernel(OpCall& c) {
+  namespace a = arg::max_pool_with_indices_backward;
   const TensorImplPtr& gi = c.outputs[0];
   if (gi->numel() == 0) return;
-  const int64_t n = static_cast<int64_t>(c.args[2].int_list().size());
+  const int64_t n = static_cast<int64_t>(c.args[a::input_size].int_list().size());
   const MemoryFormat cl = ChannelsLastOut(gi, n);
   if (cl != MemoryFormat::kContiguous) {
     // (N, *spatial, C): each sample's channel vectors scatter into its input.
-    const TensorImplPtr go = ContiguousAs(c.tensor(0), cl), idx = ContiguousAs(c.tensor(1), cl);
+    const TensorImplPtr go = ContiguousAs(c.tensor(a::grad_output), cl),
+                        idx = ContiguousAs(c.tensor(a::indices), cl);
     Fill(gi, Scalar::Int(0));
     const PoolGeom g = MakeGeom(gi->shape(), go->shape(), n);
     const int64_t ip = g.in_plane(), op = g.out_plane(), N = gi->shape()[0], C = gi->shape()[1];
@@ -209,7 +215,8 @@ void MaxPoolBackwardKernel(OpCall& c) {
     return;
   }
   if (!gi->is_contiguous()) return RunContiguous(c, MaxPoolBackwardKernel);
-  const TensorImplPtr go = Contiguous(c.tensor(0)), idx = Contiguous(c.tensor(1));
+  const TensorImplPtr go = Contiguous(c.tensor(a::grad_output)),
+                      idx = Contiguous(c.tensor(a::indices));
   Fill(gi, Scalar::Int(0));
   const PoolGeom g = MakeGeom(gi->shape(), go->shape(), n);
   const int64_t ip = g.in_plane(), op = g.out_plane();
@@ -420,20 +427,24 @@ bool OnednnAvgPool(bool forward, DType dtype, const PoolGeom& g, int64_t n, bool
 
 bool UsesOnednn(DType d) { return d == DType::kFloat32 || d == DType::kBFloat16; }
 
-int64_t DivisorArg(const Value& v) { return v.is_none() ? 0 : v.to_int(); }
-
 // avg_poolNd(input, kernel_size, stride, padding, ceil_mode, count_include_pad
-// [, divisor_override]); the lists arrive normalized.
+// [, divisor_override]); the lists arrive normalized. (N = 1, 2, 3 have their
+// arguments at the same places: avg_pool2d's names; avg_pool1d has no
+// divisor_override.)
 void AvgPoolKernel(OpCall& c) {
+  namespace a = arg::avg_pool2d;
   const TensorImplPtr& y = c.outputs[0];
   if (y->numel() == 0) return;
   if (!y->is_contiguous()) return RunContiguous(c, AvgPoolKernel);
-  const TensorImplPtr x = Contiguous(c.tensor(0));
-  const int64_t n = static_cast<int64_t>(c.args[1].int_list().size());
-  const PoolGeom g = MakeGeom(x->shape(), y->shape(), n, c.args[1].int_list(), c.args[2].int_list(),
-                              c.args[3].int_list());
-  const bool include_pad = c.args[5].to_bool();
-  const int64_t divisor = c.args.size() > 6 ? DivisorArg(c.args[6]) : 0;
+  const TensorImplPtr x = Contiguous(c.tensor(a::input));
+  const DimVector& kernel = c.args[a::kernel_size].int_list();
+  const int64_t n = static_cast<int64_t>(kernel.size());
+  const PoolGeom g = MakeGeom(x->shape(), y->shape(), n, kernel, c.args[a::stride].int_list(),
+                              c.args[a::padding].int_list());
+  const bool include_pad = c.get(a::count_include_pad);
+  const int64_t divisor = static_cast<int>(c.args.size()) > a::divisor_override
+                              ? c.get(a::divisor_override).value_or(0)
+                              : 0;
   if (UsesOnednn(c.compute_dtype) && OnednnAvgFits(g, include_pad, divisor) &&
       OnednnAvgPool(true, c.compute_dtype, g, n, include_pad, x->data(), y->data())) {
     return;
@@ -448,15 +459,16 @@ void AvgPoolKernel(OpCall& c) {
 // avg_pool_backward(grad_output, input_size, kernel_size, stride, padding,
 // ceil_mode, count_include_pad, divisor_override)
 void AvgPoolBackwardKernel(OpCall& c) {
+  namespace a = arg::avg_pool_backward;
   const TensorImplPtr& gx = c.outputs[0];
   if (gx->numel() == 0) return;
   if (!gx->is_contiguous()) return RunContiguous(c, AvgPoolBackwardKernel);
-  const TensorImplPtr gy = Contiguous(c.tensor(0));
-  const int64_t n = static_cast<int64_t>(c.args[1].int_list().size());
-  const PoolGeom g = MakeGeom(gx->shape(), gy->shape(), n, c.args[2].int_list(),
-                              c.args[3].int_list(), c.args[4].int_list());
-  const bool include_pad = c.args[6].to_bool();
-  const int64_t divisor = DivisorArg(c.args[7]);
+  const TensorImplPtr gy = Contiguous(c.tensor(a::grad_output));
+  const int64_t n = static_cast<int64_t>(c.args[a::input_size].int_list().size());
+  const PoolGeom g = MakeGeom(gx->shape(), gy->shape(), n, c.args[a::kernel_size].int_list(),
+                              c.args[a::stride].int_list(), c.args[a::padding].int_list());
+  const bool include_pad = c.get(a::count_include_pad);
+  const int64_t divisor = c.get(a::divisor_override).value_or(0);
   if (gy->numel() == 0) {
     Fill(gx, Scalar::Int(0));
     return;
@@ -475,13 +487,16 @@ void AvgPoolBackwardKernel(OpCall& c) {
 // ---- max_unpool ---------------------------------------------------------------------------
 
 // out[plane][indices[plane][j]] = input[plane][j], zeros elsewhere; an index
-// outside the output plane is an error (PyTorch's message).
+// outside the output plane is an error (PyTorch's message). (max_unpool1d/2d/3d:
+// input, indices and output_size at the same places, max_unpool1d's names.)
 void MaxUnpoolKernel(OpCall& c) {
-  const TensorImplPtr x = Contiguous(c.tensor(0)), idx = Contiguous(c.tensor(1));
+  namespace a = arg::max_unpool1d;
+  const TensorImplPtr x = Contiguous(c.tensor(a::input)), idx = Contiguous(c.tensor(a::indices));
   const TensorImplPtr& y = c.outputs[0];
   if (y->numel() > 0) Fill(y, Scalar::Int(0));
   if (x->numel() == 0) return;
-  const DimVector& size = c.args[2].int_list();
+  const DimVector& size = c.args[a::output_size].int_list();
+
   const int64_t n = static_cast<int64_t>(size.size());
   const PoolGeom g = MakeGeom(x->shape(), y->shape(), n);
   // (input plane and output plane swap roles: the input is the pooled side.)

@@ -91,7 +91,7 @@ double UniformFor(PhiloxStream& s, int digits) {
 
 void UniformKernel(OpCall& c) {
   TensorImpl& out = *c.outputs[0];
-  const double from = c.args[1].to_double(), to = c.args[2].to_double();
+  const double from = c.get(arg::uniform_::from), to = c.get(arg::uniform_::to);
   auto gen = GeneratorOf(c);
   DispatchFloating(c.compute_dtype, "uniform_", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -110,7 +110,7 @@ OF_KERNEL("uniform_", kCPU, kFloatingDTypes, &UniformKernel);
 
 void NormalInplaceKernel(OpCall& c) {
   TensorImpl& out = *c.outputs[0];
-  const double mean = c.args[1].to_double(), std = c.args[2].to_double();
+  const double mean = c.get(arg::normal_::mean), std = c.get(arg::normal_::std);
   auto gen = GeneratorOf(c);
   DispatchFloating(c.compute_dtype, "normal_", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -173,7 +173,9 @@ TensorImplPtr Probabilities(const TensorImplPtr& p, const DimVector& shape) {
 }
 
 void BernoulliTensorKernel(OpCall& c) {
-  const int p_arg = c.op->schema().ArgIndex("p") >= 0 ? 1 : 0;  // bernoulli_.Tensor or bernoulli
+  // bernoulli_.Tensor's p, or bernoulli's self.
+  const int p_arg = c.op->schema().ArgIndex("p") >= 0 ? int{arg::bernoulli__Tensor::p}
+                                                      : int{arg::bernoulli::self};
   TensorImplPtr probs = Probabilities(c.tensor(p_arg), c.outputs[0]->shape());
   const double* v = reinterpret_cast<const double*>(probs->data());
   BernoulliFill(c, [v](int64_t i) { return v[i]; });
@@ -181,8 +183,9 @@ void BernoulliTensorKernel(OpCall& c) {
 OF_KERNEL("bernoulli", kCPU, kFloatingDTypes, &BernoulliTensorKernel);
 OF_KERNEL("bernoulli_.Tensor", kCPU, kAllDTypes, &BernoulliTensorKernel);
 
+// bernoulli.p and bernoulli_.float: same argument indices.
 void BernoulliScalarKernel(OpCall& c) {
-  const double p = c.args[1].to_double();
+  const double p = c.get(arg::bernoulli_p::p);
   BernoulliFill(c, [p](int64_t) { return p; });
 }
 OF_KERNEL("bernoulli.p", kCPU, kAllDTypes, &BernoulliScalarKernel);
@@ -195,11 +198,14 @@ TensorImplPtr AsDoubles(const Value& v) {
   return Full({}, Scalar::Float(v.to_double()), DType::kFloat64, Device{});
 }
 
+// normal.Tensor_float, normal.float_Tensor and normal.Tensor_Tensor: mean and
+// std have the same indices (each a tensor or a float).
 void NormalKernel(OpCall& c) {
+  constexpr int kMean = arg::normal_Tensor_Tensor::mean, kStd = arg::normal_Tensor_Tensor::std;
   TensorImpl& out = *c.outputs[0];
-  TensorImplPtr mean = AsDoubles(c.args[0]);
-  TensorImplPtr std = AsDoubles(c.args[1]);
-  if (c.args[1].is_tensor()) {
+  TensorImplPtr mean = AsDoubles(c.args[kMean]);
+  TensorImplPtr std = AsDoubles(c.args[kStd]);
+  if (c.args[kStd].is_tensor()) {
     TensorImplPtr s = Contiguous(std);
     const double* v = reinterpret_cast<const double*>(s->data());
     for (int64_t i = 0; i < s->numel(); ++i) {
@@ -221,7 +227,8 @@ OF_KERNEL("normal.Tensor_Tensor", kCPU, kFloatingDTypes, &NormalKernel);
 
 void NormalCreationKernel(OpCall& c) {
   TensorImpl& out = *c.outputs[0];
-  const double mean = c.args[0].to_double(), std = c.args[1].to_double();
+  const double mean = c.get(arg::normal_float_float::mean),
+               std = c.get(arg::normal_float_float::std);
   auto gen = GeneratorOf(c);
   DispatchFloating(c.compute_dtype, "normal", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -236,7 +243,7 @@ OF_KERNEL("normal.float_float", kCPU, kFloatingDTypes, &NormalCreationKernel);
 // Fisher-Yates: for i = n-1 .. 1, swap element i with a uniform j in [0, i].
 void RandpermKernel(OpCall& c) {
   TensorImpl& out = *c.outputs[0];
-  const int64_t n = c.args[0].to_int();
+  const int64_t n = c.get(arg::randperm::n);
   std::vector<int64_t> perm(static_cast<size_t>(n));
   std::iota(perm.begin(), perm.end(), int64_t{0});
   auto gen = GeneratorOf(c);

@@ -23,6 +23,7 @@
 #include <memory>
 #include <vector>
 
+#include "ops/api/ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/reduce.h"
@@ -239,12 +240,19 @@ struct SumLoops : SumLoopTypes<T> {
   }
 };
 
-std::vector<bool> AllDims(const OpCall& c) { return std::vector<bool>(c.tensor(0)->ndim(), true); }
+// Every reduction here has its input (self) as argument 0 and its dim, when it
+// has one, as argument 1: the kernels use the names of sum.dim (or
+// prod.dim_int for one int dim) for all of them.
+const TensorImplPtr& Input(const OpCall& c) { return c.tensor(arg::sum_dim::self); }
+
+std::vector<bool> AllDims(const OpCall& c) { return std::vector<bool>(Input(c)->ndim(), true); }
+// prod.dim_int, max.dim/min.dim, argmax/argmin (dim given), all.dim/any.dim.
 std::vector<bool> OneDim(const OpCall& c) {
-  return defs::ReducedDim(c.args[1].to_int(), c.tensor(0)->ndim());
+  return defs::ReducedDim(c.args[arg::prod_dim_int::dim].to_int(), Input(c)->ndim());
 }
+// sum.dim, mean.dim, nansum, amax/amin, std/var.correction, logsumexp.
 std::vector<bool> ListedDims(const OpCall& c) {
-  return defs::ReducedDims(c.args[1], c.tensor(0)->ndim(), c.name().c_str());
+  return defs::ReducedDims(c.args[arg::sum_dim::dim], Input(c)->ndim(), c.name().c_str());
 }
 
 // ---- sum, mean, nansum -------------------------------------------------------
@@ -350,7 +358,7 @@ void SumSlices(const T* in, int64_t outer, int64_t n, int64_t cols, Emit emit) {
 // first as columns (outer * inner * cols totals), then the rows of those.
 template <bool kMean, bool kSkipNan = false>
 void SumKernel(OpCall& c, const std::vector<bool>& reduced) {
-  ReducePlan plan = PlanReduce(c.tensor(0), reduced, kAllowCols | kAllowLead | kAnyOrder);
+  ReducePlan plan = PlanReduce(Input(c), reduced, kAllowCols | kAllowLead | kAnyOrder);
   if (plan.lead == 1 && plan.inner == 1 && plan.cols == 1 && plan.outer > 1) {
     // Nothing to add up (only size-1 dims reduced): one row of columns converts at vector speed.
     std::swap(plan.outer, plan.cols);
@@ -419,7 +427,7 @@ OF_KERNEL("nansum", kCPU, kNumericDTypes, &NansumKernel);
 // ---- prod ----------------------------------------------------------------------------
 
 void ProdKernel(OpCall& c, const std::vector<bool>& reduced) {
-  ReducePlan plan = PlanReduce(c.tensor(0), reduced);
+  ReducePlan plan = PlanReduce(Input(c), reduced);
   DispatchNumeric(c.compute_dtype, "prod", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = ProdAcc<T>;
@@ -534,7 +542,7 @@ void ExtremeColumns(const ReducePlan& plan, T* values, int64_t* indices) {
 
 template <bool kMax>
 void ExtremeKernel(OpCall& c, const std::vector<bool>& reduced) {
-  ReducePlan plan = PlanReduce(c.tensor(0), reduced, kAllowCols | kAnyOrder);
+  ReducePlan plan = PlanReduce(Input(c), reduced, kAllowCols | kAnyOrder);
   DispatchAll(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (plan.cols > 1) {
@@ -547,7 +555,7 @@ void ExtremeKernel(OpCall& c, const std::vector<bool>& reduced) {
 
 template <bool kMax>
 void ExtremeDimKernel(OpCall& c) {
-  ReducePlan plan = PlanReduce(c.tensor(0), OneDim(c), kAllowCols);
+  ReducePlan plan = PlanReduce(Input(c), OneDim(c), kAllowCols);
   int64_t* indices = reinterpret_cast<int64_t*>(c.outputs[1]->data());
   DispatchAll(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -570,9 +578,10 @@ void ExtremeDimKernel(OpCall& c) {
 // must be read in logical order.
 template <bool kMax>
 void ArgExtremeKernel(OpCall& c) {
-  const bool all = c.args[1].is_none();
+  // (argmax and argmin have the same indices.)
+  const bool all = !c.has(arg::argmax::dim);
   ReducePlan plan =
-      PlanReduce(c.tensor(0), all ? AllDims(c) : OneDim(c), all ? kRowsInOrder : kAllowCols);
+      PlanReduce(Input(c), all ? AllDims(c) : OneDim(c), all ? kRowsInOrder : kAllowCols);
   DispatchNumeric(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (plan.cols > 1) {
@@ -604,8 +613,9 @@ OF_KERNEL("argmin", kCPU, kNumericDTypes, &ArgExtremeKernel<false>);
 // max(0, n - correction) (so an empty row, or n <= correction, gives NaN or inf).
 template <bool kStd>
 void StdVarKernel(OpCall& c) {
-  ReducePlan plan = PlanReduce(c.tensor(0), ListedDims(c));
-  const double correction = defs::VarCorrection(c.args[2]);
+  // (std.correction and var.correction have the same indices.)
+  ReducePlan plan = PlanReduce(Input(c), ListedDims(c));
+  const double correction = defs::VarCorrection(c.args[arg::std_correction::correction]);
   DispatchFloating(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     ReduceRows<T, T>(plan, *c.outputs[0], [correction](const T* row, int64_t n) {
@@ -660,9 +670,9 @@ double RowNorm(const T* row, int64_t n, double p) {
 }
 
 void NormKernel(OpCall& c) {
-  ReducePlan plan =
-      PlanReduce(c.tensor(0), defs::ReducedDims(c.args[2], c.tensor(0)->ndim(), "norm"));
-  const double p = defs::NormOrder(c.args[1]);
+  const TensorImplPtr& x = c.tensor(arg::norm::self);
+  ReducePlan plan = PlanReduce(x, defs::ReducedDims(c.args[arg::norm::dim], x->ndim(), "norm"));
+  const double p = defs::NormOrder(c.args[arg::norm::p]);
   DispatchFloating(c.compute_dtype, "norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     ReduceRows<T, T>(plan, *c.outputs[0],
@@ -677,7 +687,7 @@ OF_KERNEL("norm", kCPU, kFloatingDTypes, &NormKernel);
 // max is the result itself (exp(inf - inf) would be NaN), unless a NaN is
 // present; an empty row gives -inf.
 void LogsumexpKernel(OpCall& c) {
-  ReducePlan plan = PlanReduce(c.tensor(0), ListedDims(c));
+  ReducePlan plan = PlanReduce(Input(c), ListedDims(c));
   DispatchFloating(c.compute_dtype, "logsumexp", [&](auto tag) {
     using T = typename decltype(tag)::type;
     ReduceRows<T, T>(plan, *c.outputs[0], [](const T* row, int64_t n) {
@@ -704,7 +714,7 @@ OF_KERNEL("logsumexp", kCPU, kFloatingDTypes, &LogsumexpKernel);
 // output is bool or uint8, both one byte holding 0 or 1.
 template <bool kAll>
 void AllAnyKernel(OpCall& c, const std::vector<bool>& reduced) {
-  ReducePlan plan = PlanReduce(c.tensor(0), reduced);
+  ReducePlan plan = PlanReduce(Input(c), reduced);
   DispatchAll(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     ReduceRows<T, uint8_t>(plan, *c.outputs[0], [](const T* row, int64_t n) {
@@ -726,7 +736,9 @@ void AllAnyDimKernel(OpCall& c) {
 }
 template <bool kAll>
 void AllAnyDimsKernel(OpCall& c) {
-  AllAnyKernel<kAll>(c, defs::ReducedDims(c.args[1], c.tensor(0)->ndim(), c.name().c_str(),
+  // (all.dims and any.dims have the same indices.)
+  AllAnyKernel<kAll>(c, defs::ReducedDims(c.args[arg::all_dims::dim],
+                                          c.tensor(arg::all_dims::self)->ndim(), c.name().c_str(),
                                           /*empty_means_all=*/false));
 }
 
@@ -742,12 +754,13 @@ OF_KERNEL("any.dims", kCPU, kAllDTypes, &AllAnyDimsKernel<false>);
 enum class Scan { kSum, kProd, kReverseSum };
 
 // Each output element accumulates its row up to (kReverseSum: from the end
-// down to) its position.
+// down to) its position. cumsum, cumprod and cumsum_backward have the same
+// indices (cumsum_backward's input is named grad).
 template <Scan kScan>
 void ScanKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
+  const TensorImplPtr& x = c.tensor(arg::cumsum::self);
   const TensorImplPtr& out = c.outputs[0];
-  ScanPlan plan = PlanScan(x, WrapDim(c.args[1].to_int(), x->ndim()), out);
+  ScanPlan plan = PlanScan(x, WrapDim(c.get(arg::cumsum::dim), x->ndim()), out);
   DispatchNumeric(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = std::conditional_t<kScan == Scan::kProd, ProdAcc<T>, SumAcc<T>>;

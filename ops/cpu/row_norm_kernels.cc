@@ -18,6 +18,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/runtime/tensor_ops.h"
@@ -319,38 +320,45 @@ int64_t NumelOf(const DimVector& shape) {
 }
 
 void NativeLayerNormKernel(OpCall& c) {
-  RowNormForward(c.tensor(0), ArgOrNull(c, 2), ArgOrNull(c, 3), NumelOf(c.args[1].int_list()), true,
-                 c.args[4].to_double(), c.outputs[0], c.outputs[1], c.outputs[2], "layer_norm");
+  namespace P = arg::native_layer_norm;
+  RowNormForward(c.tensor(P::input), c.get(P::weight), c.get(P::bias),
+                 NumelOf(c.get(P::normalized_shape)), true, c.get(P::eps), c.outputs[0],
+                 c.outputs[1], c.outputs[2], "layer_norm");
 }
 OF_KERNEL("native_layer_norm", kCPU, kFloatingDTypes, &NativeLayerNormKernel);
 
 void NativeLayerNormBackwardKernel(OpCall& c) {
-  const DimVector& mask = c.args[7].int_list();
-  RowNormBackward(c.tensor(0), c.tensor(1), c.tensor(3), c.tensor(4), nullptr, ArgOrNull(c, 5),
-                  NumelOf(c.args[2].int_list()), mask[0] ? Wanted(c, 0) : nullptr,
-                  mask[1] ? Wanted(c, 1) : nullptr, mask[2] ? Wanted(c, 2) : nullptr,
-                  "layer_norm_backward");
+  namespace P = arg::native_layer_norm_backward;
+  const DimVector mask = c.get(P::output_mask);
+  RowNormBackward(c.tensor(P::grad_out), c.tensor(P::input), c.tensor(P::mean), c.tensor(P::rstd),
+                  nullptr, c.get(P::weight), NumelOf(c.get(P::normalized_shape)),
+                  mask[0] ? Wanted(c, 0) : nullptr, mask[1] ? Wanted(c, 1) : nullptr,
+                  mask[2] ? Wanted(c, 2) : nullptr, "layer_norm_backward");
 }
 OF_KERNEL("native_layer_norm_backward", kCPU, kFloatingDTypes, &NativeLayerNormBackwardKernel);
 
-double RmsEps(const Value& eps, DType d) {
-  if (!eps.is_none()) return eps.to_double();
+double RmsEps(const std::optional<double>& eps, DType d) {
+  if (eps) return *eps;
   return d == DType::kFloat64 ? std::numeric_limits<double>::epsilon()
                               : std::numeric_limits<float>::epsilon();
 }
 
 void FusedRmsNormKernel(OpCall& c) {
-  RowNormForward(c.tensor(0), ArgOrNull(c, 2), nullptr, NumelOf(c.args[1].int_list()), false,
-                 RmsEps(c.args[3], c.tensor(0)->dtype()), c.outputs[0], nullptr, c.outputs[1],
+  namespace P = arg::_fused_rms_norm;
+  const TensorImplPtr& input = c.tensor(P::input);
+  RowNormForward(input, c.get(P::weight), nullptr, NumelOf(c.get(P::normalized_shape)), false,
+                 RmsEps(c.get(P::eps), input->dtype()), c.outputs[0], nullptr, c.outputs[1],
                  "rms_norm");
 }
 OF_KERNEL("_fused_rms_norm", kCPU, kFloatingDTypes, &FusedRmsNormKernel);
 
 void FusedRmsNormBackwardKernel(OpCall& c) {
-  const DimVector& mask = c.args[5].int_list();
-  RowNormBackward(c.tensor(0), c.tensor(1), nullptr, c.tensor(3), ArgOrNull(c, 6), ArgOrNull(c, 4),
-                  NumelOf(c.args[2].int_list()), mask[0] ? Wanted(c, 0) : nullptr,
-                  mask[1] ? Wanted(c, 1) : nullptr, nullptr, "rms_norm_backward");
+  namespace P = arg::_fused_rms_norm_backward;
+  const DimVector mask = c.get(P::output_mask);
+  RowNormBackward(c.tensor(P::grad_out), c.tensor(P::input), nullptr, c.tensor(P::rstd),
+                  c.get(P::grad_rstd), c.get(P::weight), NumelOf(c.get(P::normalized_shape)),
+                  mask[0] ? Wanted(c, 0) : nullptr, mask[1] ? Wanted(c, 1) : nullptr, nullptr,
+                  "rms_norm_backward");
 }
 OF_KERNEL("_fused_rms_norm_backward", kCPU, kFloatingDTypes, &FusedRmsNormBackwardKernel);
 
@@ -361,16 +369,18 @@ OF_KERNEL("_fused_rms_norm_backward", kCPU, kFloatingDTypes, &FusedRmsNormBackwa
 // the row is read from memory once.
 
 void NativeGroupNormKernel(OpCall& c) {
-  TensorImplPtr x = Contiguous(c.tensor(0));
-  const int64_t N = c.args[3].to_int(), C = c.args[4].to_int(), HW = c.args[5].to_int();
-  const int64_t G = c.args[6].to_int();
-  const double eps = c.args[7].to_double();
+  namespace P = arg::native_group_norm;
+  TensorImplPtr x = Contiguous(c.tensor(P::input));
+  const TensorImplPtr weight = c.get(P::weight), bias = c.get(P::bias);
+  const int64_t N = c.get(P::N), C = c.get(P::C), HW = c.get(P::HxW);
+  const int64_t G = c.get(P::group);
+  const double eps = c.get(P::eps);
   const int64_t D = C / G, len = D * HW;
   DispatchFloating(x->dtype(), "group_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    std::vector<A> w = ToVector<A>(ArgOrNull(c, 1)), b = ToVector<A>(ArgOrNull(c, 2));
-    const bool has_w = c.has(1), has_b = c.has(2);
+    std::vector<A> w = ToVector<A>(weight), b = ToVector<A>(bias);
+    const bool has_w = weight != nullptr, has_b = bias != nullptr;
     std::vector<A> mean(N * G), rstd(N * G);
     const T* px = reinterpret_cast<const T*>(x->data());
     T* py = reinterpret_cast<T*>(c.outputs[0]->data());
@@ -409,10 +419,12 @@ OF_KERNEL("native_group_norm", kCPU, kFloatingDTypes, &NativeGroupNormKernel);
 // dx = a * w * g + k1 * x + k0 as in RowNormBwdRow, where sum(gw) = sum(w * sg)
 // and sum(gw * xc) = sum(w * sgc); dweight = sum_n a * sgc, dbias = sum_n sg.
 void NativeGroupNormBackwardKernel(OpCall& c) {
-  TensorImplPtr g = Contiguous(c.tensor(0)), x = Contiguous(c.tensor(1));
-  const int64_t N = c.args[5].to_int(), C = c.args[6].to_int(), HW = c.args[7].to_int();
-  const int64_t G = c.args[8].to_int();
-  const DimVector& mask = c.args[9].int_list();
+  namespace P = arg::native_group_norm_backward;
+  TensorImplPtr g = Contiguous(c.tensor(P::grad_out)), x = Contiguous(c.tensor(P::input));
+  const TensorImplPtr weight = c.get(P::weight);
+  const int64_t N = c.get(P::N), C = c.get(P::C), HW = c.get(P::HxW);
+  const int64_t G = c.get(P::group);
+  const DimVector mask = c.get(P::output_mask);
   const int64_t D = C / G, len = D * HW;
   TensorImplPtr dx_out = mask[0] ? Wanted(c, 0) : nullptr;
   TensorImplPtr dw_out = mask[1] ? Wanted(c, 1) : nullptr;
@@ -420,10 +432,11 @@ void NativeGroupNormBackwardKernel(OpCall& c) {
   DispatchFloating(x->dtype(), "group_norm_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    std::vector<A> w = ToVector<A>(ArgOrNull(c, 4)), mean = ToVector<A>(c.tensor(2)),
-                   rstd = ToVector<A>(c.tensor(3));
-    std::vector<A> gmean = ToVector<A>(ArgOrNull(c, 10)), grstd = ToVector<A>(ArgOrNull(c, 11));
-    const bool has_w = c.has(4);
+    std::vector<A> w = ToVector<A>(weight), mean = ToVector<A>(c.tensor(P::mean)),
+                   rstd = ToVector<A>(c.tensor(P::rstd));
+    std::vector<A> gmean = ToVector<A>(c.get(P::grad_mean)),
+                   grstd = ToVector<A>(c.get(P::grad_rstd));
+    const bool has_w = weight != nullptr;
     std::vector<double> sg(N * C), sgc(N * C);
     const T* pg = reinterpret_cast<const T*>(g->data());
     const T* px = reinterpret_cast<const T*>(x->data());

@@ -20,12 +20,12 @@ bool SkippedByCat(const TensorImplPtr& t) { return t->ndim() == 1 && t->shape()[
 
 // Copies (and casts) each input into its slice of the output.
 void CatKernel(OpCall& c) {
-  const TensorList& ts = c.args[0].tensors();
+  const TensorList& ts = c.args[arg::_cat::tensors].tensors();
   const TensorImplPtr& out = c.outputs[0];
   int64_t dim = -1;
   for (const auto& t : ts) {
     if (!SkippedByCat(t)) {
-      dim = WrapDim(c.args[1].to_int(), t->ndim());
+      dim = WrapDim(c.get(arg::_cat::dim), t->ndim());
       break;
     }
   }
@@ -45,10 +45,10 @@ OF_KERNEL("_cat", kCPU, kAllDTypes, &CatKernel);
 // The input seen as (r0, s0, r1, s1, ...) with stride 0 over the r's, copied
 // into the output seen the same way.
 void RepeatKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
+  const TensorImplPtr& x = c.tensor(arg::_repeat::self);
   const TensorImplPtr& out = c.outputs[0];
   if (out->numel() == 0) return;
-  const DimVector& repeats = c.args[1].int_list();
+  const DimVector& repeats = c.args[arg::_repeat::repeats].int_list();
   const int64_t lead = static_cast<int64_t>(repeats.size()) - x->ndim();
   DimVector shape, stride;
   for (int64_t i = 0; i < static_cast<int64_t>(repeats.size()); ++i) {
@@ -67,12 +67,12 @@ OF_KERNEL("_repeat", kCPU, kAllDTypes, &RepeatKernel);
 
 // Reads the input with the flipped dims' strides negated, from their last element.
 void FlipKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
+  const TensorImplPtr& x = c.tensor(arg::flip::self);
   const TensorImplPtr& out = c.outputs[0];
   if (out->numel() == 0) return;
   DimVector stride = x->stride();
   int64_t base = 0;
-  for (int64_t d : c.args[1].int_list()) {
+  for (int64_t d : c.args[arg::flip::dims].int_list()) {
     if (x->ndim() == 0) break;
     const int64_t w = WrapDim(d, x->ndim());
     base += (x->shape()[w] - 1) * x->stride()[w];
@@ -91,13 +91,15 @@ OF_KERNEL("flip", kCPU, kAllDTypes, &FlipKernel);
 // ---- tril / triu ---------------------------------------------------------------
 
 // Copies the input (unless in place) and zeroes the elements outside the
-// triangle: below diagonal k for triu, above it for tril.
+// triangle: below diagonal k for triu, above it for tril. (tril, triu and their
+// in-place twins have their arguments at the same places: tril's names.)
 template <bool kLower>
 void TriangleKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
+  const TensorImplPtr& x = c.tensor(arg::tril::self);
   const TensorImplPtr& out = c.outputs[0];
   if (out != x) CopyInto(x, out);
-  const int64_t k = c.args[1].to_int();
+  const int64_t k = c.get(arg::tril::diagonal);
+
   const int64_t nd = out->ndim();
   const int64_t is = out->itemsize();
   char* base = out->data();

@@ -271,19 +271,22 @@ void RunSoftmax(const TensorImplPtr& x, const TensorImplPtr& g, const TensorImpl
 }
 
 void SoftmaxKernel(OpCall& c) {
-  RunSoftmax(Contiguous(c.tensor(0)), nullptr, c.outputs[0], c.args[1].to_int(), false, "softmax");
+  RunSoftmax(Contiguous(c.tensor(arg::softmax::self)), nullptr, c.outputs[0],
+             c.get(arg::softmax::dim), false, "softmax");
 }
 void LogSoftmaxKernel(OpCall& c) {
-  RunSoftmax(Contiguous(c.tensor(0)), nullptr, c.outputs[0], c.args[1].to_int(), true,
-             "log_softmax");
+  RunSoftmax(Contiguous(c.tensor(arg::log_softmax::self)), nullptr, c.outputs[0],
+             c.get(arg::log_softmax::dim), true, "log_softmax");
 }
 void SoftmaxBackwardKernel(OpCall& c) {
-  RunSoftmax(Contiguous(c.tensor(1)), Contiguous(c.tensor(0)), c.outputs[0], c.args[2].to_int(),
-             false, "softmax_backward");
+  RunSoftmax(Contiguous(c.tensor(arg::_softmax_backward::output)),
+             Contiguous(c.tensor(arg::_softmax_backward::grad_output)), c.outputs[0],
+             c.get(arg::_softmax_backward::dim), false, "softmax_backward");
 }
 void LogSoftmaxBackwardKernel(OpCall& c) {
-  RunSoftmax(Contiguous(c.tensor(1)), Contiguous(c.tensor(0)), c.outputs[0], c.args[2].to_int(),
-             true, "log_softmax_backward");
+  RunSoftmax(Contiguous(c.tensor(arg::_log_softmax_backward::output)),
+             Contiguous(c.tensor(arg::_log_softmax_backward::grad_output)), c.outputs[0],
+             c.get(arg::_log_softmax_backward::dim), true, "log_softmax_backward");
 }
 OF_KERNEL("softmax", kCPU, kFloatingDTypes, &SoftmaxKernel);
 OF_KERNEL("log_softmax", kCPU, kFloatingDTypes, &LogSoftmaxKernel);

@@ -194,11 +194,13 @@ void SortRow(const T* in, int64_t n, bool desc, std::vector<Keyed<A>>& row) {
   }
 }
 
+// sort and sort.stable: self is argument 0 of both; dim and descending differ.
 void SortKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
-  const int arg = c.op->schema().overload == "stable" ? 2 : 1;
-  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.args[arg].to_int(), x->ndim());
-  const bool desc = c.args[arg + 1].to_bool();
+  const TensorImplPtr& x = c.tensor(arg::sort::self);
+  const bool stable = c.op->schema().overload == "stable";
+  const int64_t dim_arg = stable ? c.get(arg::sort_stable::dim) : c.get(arg::sort::dim);
+  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(dim_arg, x->ndim());
+  const bool desc = stable ? c.get(arg::sort_stable::descending) : c.get(arg::sort::descending);
   Rows r = MakeRows(x, dim);
   TensorImplPtr vb = RowBuffer(c.outputs[0], dim, true), ib = RowBuffer(c.outputs[1], dim, true);
   DispatchAll(x->dtype(), "sort", [&](auto tag) {
@@ -246,10 +248,10 @@ struct PairOrder {
 };
 
 void TopkKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
-  const int64_t k = c.args[1].to_int();
-  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.args[2].to_int(), x->ndim());
-  const bool largest = c.args[3].to_bool();
+  const TensorImplPtr& x = c.tensor(arg::topk::self);
+  const int64_t k = c.get(arg::topk::k);
+  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.get(arg::topk::dim), x->ndim());
+  const bool largest = c.get(arg::topk::largest);
   Rows r = MakeRows(x, dim);
   TensorImplPtr vb = RowBuffer(c.outputs[0], dim, true), ib = RowBuffer(c.outputs[1], dim, true);
   DispatchAll(x->dtype(), "topk", [&](auto tag) {
@@ -321,11 +323,15 @@ Keyed<A> PickInRow(std::vector<Keyed<A>>& row, Pick pick, int64_t k) {
 // kthvalue, median.dim, nanmedian.dim, mode: (self, [k,] dim, keepdim).
 template <Pick kPick>
 void PickDimKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
-  const int dim_arg = kPick == Pick::kKth ? 2 : 1;
-  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.args[dim_arg].to_int(), x->ndim());
-  const int64_t k = kPick == Pick::kKth ? c.args[1].to_int() - 1 : 0;
-  const bool keepdim = c.args[dim_arg + 1].to_bool();
+  // self is argument 0 of each; median.dim, nanmedian.dim and mode share dim
+  // and keepdim, kthvalue has k before them.
+  constexpr bool kKth = kPick == Pick::kKth;
+  constexpr ArgRef<int64_t> kDim = kKth ? arg::kthvalue::dim : arg::median_dim::dim;
+  constexpr ArgRef<bool> kKeepdim = kKth ? arg::kthvalue::keepdim : arg::median_dim::keepdim;
+  const TensorImplPtr& x = c.tensor(arg::kthvalue::self);
+  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.get(kDim), x->ndim());
+  const int64_t k = kKth ? c.get(arg::kthvalue::k) - 1 : 0;
+  const bool keepdim = c.get(kKeepdim);
   Rows r = MakeRows(x, dim);
   TensorImplPtr vb = RowBuffer(c.outputs[0], dim, keepdim);
   TensorImplPtr ib = RowBuffer(c.outputs[1], dim, keepdim);
@@ -357,7 +363,7 @@ OF_KERNEL("mode", kCPU, kAllDTypes, &PickDimKernel<Pick::kMode>);
 // median()/nanmedian(): every element; NaN for an empty input.
 template <Pick kPick>
 void MedianAllKernel(OpCall& c) {
-  TensorImplPtr x = Contiguous(c.tensor(0));
+  TensorImplPtr x = Contiguous(c.tensor(arg::median::self));  // also nanmedian
   const TensorImplPtr& out = c.outputs[0];
   DispatchAll(x->dtype(), c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -383,8 +389,9 @@ OF_KERNEL("nanmedian", kCPU, kAllDTypes, &MedianAllKernel<Pick::kNanMedian>);
 
 template <bool kMax>
 void CumExtremeKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
-  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.args[1].to_int(), x->ndim());
+  // cummax and cummin: the same arguments.
+  const TensorImplPtr& x = c.tensor(arg::cummax::self);
+  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.get(arg::cummax::dim), x->ndim());
   Rows r = MakeRows(x, dim);
   TensorImplPtr vb = RowBuffer(c.outputs[0], dim, true), ib = RowBuffer(c.outputs[1], dim, true);
   DispatchAll(x->dtype(), kMax ? "cummax" : "cummin", [&](auto tag) {
@@ -464,8 +471,9 @@ void GroupItems(const T* in, int64_t count, int64_t len, bool consecutive,
 }
 
 // Unique items of `x` along `dim` (dim < 0: the elements of x flattened).
+// Self is argument 0 of _unique2, _unique_dim and _unique_consecutive.
 void UniqueImpl(OpCall& c, int64_t dim, bool consecutive, bool want_inverse, bool want_counts) {
-  const TensorImplPtr& x = c.tensor(0);
+  const TensorImplPtr& x = c.tensor(arg::_unique2::self);
   TensorImplPtr items;
   int64_t count, len;
   DimVector perm;
@@ -529,15 +537,18 @@ void UniqueImpl(OpCall& c, int64_t dim, bool consecutive, bool want_inverse, boo
 }
 
 void Unique2Kernel(OpCall& c) {
-  UniqueImpl(c, -1, false, c.args[2].to_bool(), c.args[3].to_bool());
+  UniqueImpl(c, -1, false, c.get(arg::_unique2::return_inverse),
+             c.get(arg::_unique2::return_counts));
 }
 void UniqueDimKernel(OpCall& c) {
-  UniqueImpl(c, WrapDim(c.args[1].to_int(), c.tensor(0)->ndim()), false, c.args[3].to_bool(),
-             c.args[4].to_bool());
+  namespace A = arg::_unique_dim;
+  UniqueImpl(c, WrapDim(c.get(A::dim), c.tensor(A::self)->ndim()), false, c.get(A::return_inverse),
+             c.get(A::return_counts));
 }
 void UniqueConsecutiveKernel(OpCall& c) {
-  const int64_t dim = c.has(3) ? WrapDim(c.args[3].to_int(), c.tensor(0)->ndim()) : -1;
-  UniqueImpl(c, dim, true, c.args[1].to_bool(), c.args[2].to_bool());
+  namespace A = arg::_unique_consecutive;
+  const int64_t dim = c.has(A::dim) ? WrapDim(*c.get(A::dim), c.tensor(A::self)->ndim()) : -1;
+  UniqueImpl(c, dim, true, c.get(A::return_inverse), c.get(A::return_counts));
 }
 OF_KERNEL("_unique2", kCPU, kAllDTypes, &Unique2Kernel);
 OF_KERNEL("_unique_dim", kCPU, kAllDTypes, &UniqueDimKernel);
@@ -564,10 +575,12 @@ int64_t SearchRow(Get get, int64_t n, A v, bool right) {
 }
 
 void SearchsortedKernel(OpCall& c) {
-  TensorImplPtr seq = Contiguous(c.tensor(0));
-  TensorImplPtr v = Contiguous(c.tensor(1));
-  const bool right = c.args[3].to_bool() || (c.has(4) && c.args[4].str() == "right");
-  TensorImplPtr sorter = c.has(5) ? Contiguous(c.tensor(5)) : nullptr;
+  TensorImplPtr seq = Contiguous(c.tensor(arg::searchsorted::sorted_sequence));
+  TensorImplPtr v = Contiguous(c.tensor(arg::searchsorted::self));
+  const bool right = c.get(arg::searchsorted::right) ||
+                     (c.has(arg::searchsorted::side) && *c.get(arg::searchsorted::side) == "right");
+  TensorImplPtr sorter =
+      c.has(arg::searchsorted::sorter) ? Contiguous(c.tensor(arg::searchsorted::sorter)) : nullptr;
   const int64_t n = seq->shape().back();
   const int64_t per_row = seq->ndim() == 1 ? v->numel() : (v->ndim() ? v->shape().back() : 1);
   const TensorImplPtr& out = c.outputs[0];
@@ -607,16 +620,17 @@ OF_KERNEL("searchsorted", kCPU, kNumericDTypes, &SearchsortedKernel);
 // ---- bincount / histc ---------------------------------------------------------------------------
 
 void BincountKernel(OpCall& c) {
-  TensorImplPtr x = Contiguous(ToDType(c.tensor(0), DType::kInt64, false));
+  namespace A = arg::bincount;
+  TensorImplPtr x = Contiguous(ToDType(c.tensor(A::self), DType::kInt64, false));
   const int64_t n = x->numel();
   const int64_t* p = reinterpret_cast<const int64_t*>(x->data());
-  int64_t size = c.args[2].to_int();
+  int64_t size = c.get(A::minlength);
   for (int64_t i = 0; i < n; ++i) {
     OF_CHECK(p[i] >= 0, RuntimeError,
              "bincount only supports 1-d non-negative integral inputs (got value ", p[i], ").");
     size = std::max(size, p[i] + 1);
   }
-  if (!c.has(1)) {
+  if (!c.has(A::weights)) {
     TensorImplPtr out = Full({size}, Scalar::Int(0), DType::kInt64, c.device);
     int64_t* o = reinterpret_cast<int64_t*>(out->data());
     for (int64_t i = 0; i < n; ++i) ++o[p[i]];
@@ -624,8 +638,9 @@ void BincountKernel(OpCall& c) {
     return;
   }
   // float32 weights count in float32, all others in float64 (as in PyTorch).
-  const DType wd = c.tensor(1)->dtype() == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
-  TensorImplPtr w = Contiguous(ToDType(c.tensor(1), DType::kFloat64, false));
+  const DType wd =
+      c.tensor(A::weights)->dtype() == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
+  TensorImplPtr w = Contiguous(ToDType(c.tensor(A::weights), DType::kFloat64, false));
   const double* wp = reinterpret_cast<const double*>(w->data());
   std::vector<double> acc(size, 0.0);
   for (int64_t i = 0; i < n; ++i) acc[p[i]] += wp[i];
@@ -645,15 +660,16 @@ OF_KERNEL("bincount", kCPU, kIntegralDTypes, &BincountKernel);
 // widened by 1 on each side if that is still empty); values outside are
 // dropped and max falls into the last bin.
 void HistcKernel(OpCall& c) {
-  TensorImplPtr x = Contiguous(c.tensor(0));
-  const int64_t bins = c.args[1].to_int();
+  TensorImplPtr x = Contiguous(c.tensor(arg::histc::self));
+  const int64_t bins = c.get(arg::histc::bins);
   const TensorImplPtr& out = c.outputs[0];
   DispatchFloating(x->dtype(), "histc", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
     const T* p = reinterpret_cast<const T*>(x->data());
     const int64_t n = x->numel();
-    A lo = static_cast<A>(c.args[2].scalar().d), hi = static_cast<A>(c.args[3].scalar().d);
+    A lo = static_cast<A>(c.args[arg::histc::min].scalar().d),
+      hi = static_cast<A>(c.args[arg::histc::max].scalar().d);
     if (lo == hi && n > 0) {
       lo = hi = static_cast<A>(p[0]);
       for (int64_t i = 0; i < n; ++i) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/loops.h"
@@ -72,20 +73,21 @@ TensorImplPtr DiagonalView(const TensorImplPtr& t, int64_t offset, int64_t dim1,
 }
 
 void DiagonalKernel(OpCall& c) {
-  c.outputs = {
-      DiagonalView(c.tensor(0), c.args[1].to_int(), c.args[2].to_int(), c.args[3].to_int())};
+  namespace P = arg::diagonal;
+  c.outputs = {DiagonalView(c.tensor(P::self), c.get(P::offset), c.get(P::dim1), c.get(P::dim2))};
 }
 OF_KERNEL("diagonal", kCPU, kAllDTypes, &DiagonalKernel);
 
 void DiagonalBackwardKernel(OpCall& c) {
+  namespace P = arg::diagonal_backward;
   const TensorImplPtr& out = c.outputs[0];
+  const TensorImplPtr& grad = c.tensor(P::grad_output);
   Fill(out, Scalar::Int(0));
-  TensorImplPtr diag =
-      DiagonalView(out, c.args[2].to_int(), c.args[3].to_int(), c.args[4].to_int());
-  OF_CHECK(diag->shape() == c.tensor(0)->shape(), RuntimeError,
-           "diagonal_backward(): grad of shape ", ShapeToString(c.tensor(0)->shape()),
-           " does not fit the diagonal of shape ", ShapeToString(diag->shape()));
-  CopyInto(c.tensor(0), diag);
+  TensorImplPtr diag = DiagonalView(out, c.get(P::offset), c.get(P::dim1), c.get(P::dim2));
+  OF_CHECK(diag->shape() == grad->shape(), RuntimeError, "diagonal_backward(): grad of shape ",
+           ShapeToString(grad->shape()), " does not fit the diagonal of shape ",
+           ShapeToString(diag->shape()));
+  CopyInto(grad, diag);
 }
 OF_KERNEL("diagonal_backward", kCPU, kAllDTypes, &DiagonalBackwardKernel);
 
@@ -103,9 +105,10 @@ int64_t Span(const DimVector& size, const DimVector& stride) {
 }
 
 void AsStridedKernel(OpCall& c) {
-  const TensorImplPtr& t = c.tensor(0);
-  const DimVector &size = c.args[1].int_list(), &stride = c.args[2].int_list();
-  const int64_t offset = c.has(3) ? c.args[3].to_int() : t->storage_offset();
+  namespace P = arg::as_strided;
+  const TensorImplPtr& t = c.tensor(P::self);
+  const DimVector size = c.get(P::size), stride = c.get(P::stride);
+  const int64_t offset = c.get(P::storage_offset).value_or(t->storage_offset());
   OF_CHECK(size.size() == stride.size(), RuntimeError,
            "as_strided(): mismatch in length of strides and shape (size ", ShapeToString(size),
            ", stride ", ShapeToString(stride), ")");
@@ -134,11 +137,12 @@ OF_KERNEL("as_strided", kCPU, kAllDTypes, &AsStridedKernel);
 // the storage range both geometries touch (overlapping output elements add
 // up), read back with the input's geometry.
 void AsStridedBackwardKernel(OpCall& c) {
-  const TensorImplPtr& g = c.tensor(0);
-  const DimVector &in_size = c.args[1].int_list(), &in_stride = c.args[2].int_list();
-  const int64_t in_off = c.args[3].to_int();
-  const DimVector &size = c.args[4].int_list(), &stride = c.args[5].int_list();
-  const int64_t off = c.args[6].to_int();
+  namespace P = arg::as_strided_backward;
+  const TensorImplPtr& g = c.tensor(P::grad);
+  const DimVector in_size = c.get(P::input_size), in_stride = c.get(P::input_stride);
+  const int64_t in_off = c.get(P::input_offset);
+  const DimVector size = c.get(P::size), stride = c.get(P::stride);
+  const int64_t off = c.get(P::storage_offset);
   const TensorImplPtr& out = c.outputs[0];
   const int64_t in_span = Span(in_size, in_stride), span = Span(size, stride);
   if (in_span < 0) return;
@@ -191,22 +195,27 @@ DimVector ReadPositions(const TensorImplPtr& index, int64_t size, int64_t dim, I
   return pos;
 }
 
+// index_add, index_copy and index_fill (both overloads) and their in-place
+// twins: self, dim, index and source (or value) are arguments 0-3 of each.
 template <IndexMode kMode>
 void IndexUpdateKernel(OpCall& c) {
+  namespace P = arg::index_add;
   const std::string op = BaseName(c) + "_";
-  const TensorImplPtr& self = c.tensor(0);
+  const TensorImplPtr& self = c.tensor(P::self);
   if (c.outputs[0] != self) CopyInto(self, c.outputs[0]);
   TensorImplPtr out = AtLeast1d(c.outputs[0]);
-  const int64_t dim = WrapDim(c.args[1].to_int(), out->ndim());
-  const DimVector pos = ReadPositions(c.tensor(2), out->shape()[dim], dim, kMode, op);
+  const int64_t dim = WrapDim(c.get(P::dim), out->ndim());
+  const DimVector pos = ReadPositions(c.tensor(P::index), out->shape()[dim], dim, kMode, op);
   DimVector out_stride = out->stride();
   const int64_t dim_stride = out_stride[dim];
   out_stride[dim] = 0;
   const int64_t is = out->itemsize();
   if constexpr (kMode == IndexMode::kFill) {
-    TensorImplPtr value = c.args[3].is_tensor()
-                              ? Contiguous(ToDType(c.tensor(3), out->dtype(), false))
-                              : Full({}, c.args[3].scalar(), out->dtype(), out->device());
+    // A tensor (index_fill.int_Tensor) or a Scalar (index_fill.int_Scalar).
+    TensorImplPtr value =
+        c.args[arg::index_fill_int_Tensor::value].is_tensor()
+            ? Contiguous(ToDType(c.tensor(arg::index_fill_int_Tensor::value), out->dtype(), false))
+            : Full({}, c.get(arg::index_fill_int_Scalar::value), out->dtype(), out->device());
     DimVector shape = out->shape();
     shape[dim] = static_cast<int64_t>(pos.size());
     const char* v = value->data();
@@ -214,7 +223,7 @@ void IndexUpdateKernel(OpCall& c) {
       CopyElem(out->data() + (o[0] + pos[i[dim]] * dim_stride) * is, v, is);
     });
   } else {
-    TensorImplPtr src = AtLeast1d(Unaliased(c.tensor(3), out));
+    TensorImplPtr src = AtLeast1d(Unaliased(c.tensor(P::source), out));
     if (out->is_contiguous()) {
       // Rows of `inner` contiguous elements: out as (outer, size, inner),
       // src as (outer, count, inner).
@@ -227,7 +236,7 @@ void IndexUpdateKernel(OpCall& c) {
         using T = typename decltype(tag)::type;
         T* o = reinterpret_cast<T*>(out->data());
         const T* s = reinterpret_cast<const T*>(src->data());
-        const Scalar alpha = kMode == IndexMode::kAdd ? c.args[4].scalar() : Scalar::Int(1);
+        const Scalar alpha = kMode == IndexMode::kAdd ? c.get(P::alpha) : Scalar::Int(1);
         const T a = alpha.To<T>();
         const bool scaled = alpha.d != 1.0;
         // Outer slices are independent; within one, repeated positions add up in order.
@@ -260,7 +269,7 @@ void IndexUpdateKernel(OpCall& c) {
     if constexpr (kMode == IndexMode::kAdd) {
       DispatchAll(out->dtype(), op.c_str(), [&](auto tag) {
         using T = typename decltype(tag)::type;
-        const Scalar& alpha = c.args[4].scalar();
+        const Scalar alpha = c.get(P::alpha);
         const bool scaled = alpha.d != 1.0;
         T a = alpha.To<T>();
         ForEachIndex<2>(src->shape(), {src->stride(), out_stride},
@@ -295,10 +304,11 @@ OF_KERNEL("index_fill_.int_Scalar", kCPU, kAllDTypes, &IndexUpdateKernel<IndexMo
 // ---- masked_scatter ------------------------------------------------------------------------
 
 void MaskedScatterKernel(OpCall& c) {
+  namespace P = arg::masked_scatter;  // also masked_scatter_
   const TensorImplPtr& out = c.outputs[0];
-  const TensorImplPtr& self = c.tensor(0);
-  TensorImplPtr src = Contiguous(Unaliased(c.tensor(2), out));
-  TensorImplPtr mask = Unaliased(c.tensor(1), out);
+  const TensorImplPtr& self = c.tensor(P::self);
+  TensorImplPtr src = Contiguous(Unaliased(c.tensor(P::source), out));
+  TensorImplPtr mask = Unaliased(c.tensor(P::mask), out);
   if (out != self) CopyInto(Expand(self, out->shape()), out);
   const int64_t is = out->itemsize();
   const int64_t n = src->numel();
@@ -309,7 +319,8 @@ void MaskedScatterKernel(OpCall& c) {
                     OF_CHECK(taken < n, RuntimeError, BaseName(c),
                              "(): Number of elements of source < number of ones in mask (source "
                              "has ",
-                             n, " elements, mask shape ", ShapeToString(c.tensor(1)->shape()), ")");
+                             n, " elements, mask shape ", ShapeToString(c.tensor(P::mask)->shape()),
+                             ")");
                     CopyElem(out->data() + o[0] * is, src->data() + taken * is, is);
                     ++taken;
                   });
@@ -330,7 +341,10 @@ double MaxFinite() {
 }
 
 void NanToNumKernel(OpCall& c) {
-  const TensorImplPtr& x = c.tensor(0);
+  namespace P = arg::nan_to_num;  // also nan_to_num_
+  const TensorImplPtr& x = c.tensor(P::self);
+  const std::optional<double> nan_arg = c.get(P::nan), posinf_arg = c.get(P::posinf),
+                              neginf_arg = c.get(P::neginf);
   const TensorImplPtr& out = c.outputs[0];
   if (!IsFloatingPoint(x->dtype())) {
     if (out != x) CopyInto(x, out);
@@ -339,9 +353,9 @@ void NanToNumKernel(OpCall& c) {
   DispatchFloating(x->dtype(), "nan_to_num", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    const A nan = c.has(1) ? static_cast<A>(c.args[1].to_double()) : A(0);
-    const A posinf = static_cast<A>(c.has(2) ? c.args[2].to_double() : MaxFinite<T>());
-    const A neginf = static_cast<A>(c.has(3) ? c.args[3].to_double() : -MaxFinite<T>());
+    const A nan = nan_arg ? static_cast<A>(*nan_arg) : A(0);
+    const A posinf = static_cast<A>(posinf_arg ? *posinf_arg : MaxFinite<T>());
+    const A neginf = static_cast<A>(neginf_arg ? *neginf_arg : -MaxFinite<T>());
     UnaryLoop<T, T>(*x, *out, [=](A v) {
       if (std::isnan(v)) return nan;
       if (std::isinf(v)) return v > 0 ? posinf : neginf;

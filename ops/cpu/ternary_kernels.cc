@@ -45,13 +45,15 @@ bool UniformBound(const Value& v, AccT<T>* out) {
   return true;
 }
 
+// clamp, clamp.Tensor and their in-place twins: same argument indices.
 void ClampKernel(OpCall& c) {
+  namespace a = arg::clamp;
   DispatchNumeric(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    const TensorImpl& x = *c.tensor(0);
+    const TensorImpl& x = *c.tensor(a::self);
     TensorImpl& out = *c.outputs[0];
-    const Value &lo = c.args[1], &hi = c.args[2];
+    const Value &lo = c.args[a::min], &hi = c.args[a::max];
     const bool has_lo = !lo.is_none(), has_hi = !hi.is_none();
     A lv{}, hv{};
     const bool lo_uniform = !has_lo || UniformBound<T>(lo, &lv);
@@ -86,16 +88,18 @@ A Lerp(A self, A end, A w) {
   return std::abs(w) < A(0.5) ? self + w * (end - self) : end - (end - self) * (A(1) - w);
 }
 
+// lerp.Tensor, lerp.Scalar and their in-place twins: same argument indices.
 void LerpKernel(OpCall& c) {
+  namespace a = arg::lerp_Tensor;
   DispatchFloating(c.compute_dtype, "lerp", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
     A w{};
-    if (UniformBound<T>(c.args[2], &w)) {
-      BinaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.outputs[0],
+    if (UniformBound<T>(c.args[a::weight], &w)) {
+      BinaryLoop<T, T>(*c.tensor(a::self), *c.tensor(a::end), *c.outputs[0],
                        [w](A s, A e) { return Lerp(s, e, w); });
     } else {
-      TernaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.tensor(2), *c.outputs[0],
+      TernaryLoop<T, T>(*c.tensor(a::self), *c.tensor(a::end), *c.tensor(a::weight), *c.outputs[0],
                         [](A s, A e, A wt) { return Lerp(s, e, wt); });
     }
   });
@@ -111,9 +115,11 @@ void AddcmulKernel(OpCall& c) {
   DispatchNumeric(c.compute_dtype, "addcmul", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    const A value = c.args[3].scalar().template To<A>();
-    TernaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.tensor(2), *c.outputs[0],
-                      [value](A s, A a, A b) { return static_cast<A>(s + value * a * b); });
+    namespace a = arg::addcmul;
+    const A value = c.get(a::value).template To<A>();
+    TernaryLoop<T, T>(*c.tensor(a::self), *c.tensor(a::tensor1), *c.tensor(a::tensor2),
+                      *c.outputs[0],
+                      [value](A s, A x, A y) { return static_cast<A>(s + value * x * y); });
   });
 }
 OF_KERNEL_WITH_INPLACE("addcmul", kCPU, kNumericDTypes, &AddcmulKernel);
@@ -122,9 +128,10 @@ void AddcdivKernel(OpCall& c) {
   DispatchFloating(c.compute_dtype, "addcdiv", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = AccT<T>;
-    const A value = c.args[3].scalar().template To<A>();
-    TernaryLoop<T, T>(*c.tensor(0), *c.tensor(1), *c.tensor(2), *c.outputs[0],
-                      [value](A s, A a, A b) { return s + value * a / b; });
+    namespace a = arg::addcdiv;
+    const A value = c.get(a::value).template To<A>();
+    TernaryLoop<T, T>(*c.tensor(a::self), *c.tensor(a::tensor1), *c.tensor(a::tensor2),
+                      *c.outputs[0], [value](A s, A x, A y) { return s + value * x / y; });
   });
 }
 OF_KERNEL_WITH_INPLACE("addcdiv", kCPU, kFloatingDTypes, &AddcdivKernel);

@@ -44,15 +44,21 @@ struct Geom {
   int64_t out_plane() const { return Numel(out); }
 };
 
+// The indices are those of every interpolation op (align_corners: of the
+// linear and cubic ones); the scales, one per spatial dim, come last.
 Geom ParseGeom(const OpCall& c, bool has_align) {
+  namespace a = arg::_upsample_linear1d;
   Geom g;
-  g.out = c.args[1].int_list();
-  const DimVector& in = c.args[2].int_list();
+  g.out = c.get(a::output_size);
+  const DimVector in = c.get(a::input_size);
   g.nd = static_cast<int>(g.out.size());
   g.planes = in[0] * in[1];
   g.in.assign(in.begin() + 2, in.end());
-  size_t tail = 3;
-  if (has_align) g.align = c.args[tail++].to_bool();
+  size_t tail = a::input_size + 1;
+  if (has_align) {
+    g.align = c.get(a::align_corners);
+    tail = a::align_corners + 1;
+  }
   g.scale.resize(g.nd);
   for (int k = 0; k < g.nd; ++k) {
     if (tail + k < c.args.size() && !c.args[tail + k].is_none())
@@ -221,7 +227,8 @@ template <Mode kMode, bool kBackward, typename T>
 void UpsampleTyped(OpCall& c) {
   constexpr bool kAlign = kMode == Mode::kLinear || kMode == Mode::kCubic;
   const Geom g = ParseGeom(c, kAlign);
-  const TensorImplPtr src = Contiguous(c.tensor(0));
+  // self (grad_output in the backward ops): the same index in every op.
+  const TensorImplPtr src = Contiguous(c.tensor(arg::_upsample_nearest1d::self));
   const TensorImplPtr& dst = c.outputs[0];
   if (kBackward) Fill(dst, Scalar::Int(0));
   if (dst->numel() == 0 || src->numel() == 0) return;
@@ -296,7 +303,8 @@ std::vector<Window1d> AdaptiveWindows(int64_t in, int64_t out) {
 template <bool kBackward, typename T>
 void AreaTyped(OpCall& c) {
   const Geom g = ParseGeom(c, false);
-  const TensorImplPtr src = Contiguous(c.tensor(0));
+  // self (grad_output in the backward op): the same index.
+  const TensorImplPtr src = Contiguous(c.tensor(arg::_upsample_area::self));
   const TensorImplPtr& dst = c.outputs[0];
   if (kBackward) Fill(dst, Scalar::Int(0));
   if (dst->numel() == 0 || src->numel() == 0) return;

@@ -39,21 +39,34 @@ ActSpec SpecOf(const std::string& op, const std::vector<Value>& args) {
   const bool inplace = op.back() == '_';
   const std::string name = inplace ? op.substr(0, op.size() - 1) : op;
   if (name == "relu6") return {"hardtanh", 0, 6};
-  if (name == "hardtanh") return {"hardtanh", S(args[1]), S(args[2])};
-  if (name == "leaky_relu") return {"leaky_relu", S(args[1])};
-  if (name == "elu") return {"elu", S(args[3]) * S(args[1]) * S(args[2]), S(args[2]), S(args[3])};
+  // (An in-place twin has its functional op's argument indices.)
+  if (name == "hardtanh") {
+    return {"hardtanh", S(args[arg::hardtanh::min_val]), S(args[arg::hardtanh::max_val])};
+  }
+  if (name == "leaky_relu") return {"leaky_relu", S(args[arg::leaky_relu::negative_slope])};
+  if (name == "elu") {
+    const double alpha = S(args[arg::elu::alpha]), scale = S(args[arg::elu::scale]),
+                 input_scale = S(args[arg::elu::input_scale]);
+    return {"elu", input_scale * alpha * scale, scale, input_scale};
+  }
   if (name == "selu") return {"elu", kSeluAlpha * kSeluScale, kSeluScale, 1};
   if (name == "celu") {
-    double alpha = S(args[1]);
+    double alpha = S(args[arg::celu::alpha]);
     double inv = 1 / static_cast<double>(static_cast<float>(alpha));
     return {"elu", inv * alpha, 1, inplace ? 1 / alpha : inv};
   }
-  if (name == "gelu") return {"gelu", args[1].str() == "tanh" ? 1.0 : 0.0};
+  if (name == "gelu") return {"gelu", args[arg::gelu::approximate].str() == "tanh" ? 1.0 : 0.0};
   if (name == "quick_gelu") return {"silu", 1.702};
   if (name == "silu") return {"silu", 1};
-  if (name == "hardshrink" || name == "softshrink") return {name, S(args[1])};
-  if (name == "softplus") return {"softplus", S(args[1]), S(args[2])};
-  if (name == "threshold") return {"threshold", S(args[1]), S(args[2])};
+  if (name == "hardshrink" || name == "softshrink") {
+    return {name, S(args[arg::hardshrink::lambd])};  // softshrink: same index
+  }
+  if (name == "softplus") {
+    return {"softplus", S(args[arg::softplus::beta]), S(args[arg::softplus::threshold])};
+  }
+  if (name == "threshold") {
+    return {"threshold", S(args[arg::threshold::threshold]), S(args[arg::threshold::value])};
+  }
   return {name};  // mish, hardswish, hardsigmoid, tanhshrink, softsign, logsigmoid
 }
 
@@ -61,18 +74,18 @@ ActSpec SpecOf(const std::string& op, const std::vector<Value>& args) {
 // refuses them with NotImplementedError (as PyTorch does) unless it has an
 // integer formula (hardtanh, relu6, threshold).
 void InferActivation(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  const TensorImplPtr& x = call.tensor(arg::relu6::self);  // self: 0 in every activation
   const std::string& name = call.name();
   if (name == "softshrink") {
     // (PyTorch allows hardshrink a negative lambda.)
-    double l = S(call.args[1]);
+    double l = call.get(arg::softshrink::lambd).d;
     OF_CHECK(l >= 0, RuntimeError, name,
              "(): lambda must be greater or equal to 0, but found to be ", l, ".");
   } else if (name == "celu" || name == "celu_") {
-    OF_CHECK(S(call.args[1]) != 0, RuntimeError,
+    OF_CHECK(call.get(arg::celu::alpha).d != 0, RuntimeError,  // celu_: same index
              "ZeroDivisionError: alpha cannot be 0 for CELU (op: ", name, ")");
   } else if (name == "gelu") {
-    const std::string& a = call.args[1].str();
+    const std::string a = call.get(arg::gelu::approximate);
     OF_CHECK(a == "none" || a == "tanh", RuntimeError,
              "gelu(): approximate argument must be either none or tanh, got '", a, "'");
   }
@@ -84,15 +97,16 @@ void InferActivation(OpCall& call) {
 TensorList ActivationGrad(BackwardCtx& c) {
   if (!c.needs_grad[0]) return {nullptr};
   ActSpec s = SpecOf(c.op->schema().name, c.args);
-  return {Call("activation_backward", {c.grad(), c.input(0), s.kind, s.p0, s.p1, s.p2})};
+  // self: 0 in every activation.
+  return {ops::activation_backward(c.grad(), c.get(arg::relu6::self), s.kind, s.p0, s.p1, s.p2)};
 }
 
 // Each use adds its autocast class.
-#define OF_ACTIVATION(schema)    \
-  OF_OP(schema)                  \
-      .Infer(InferActivation)    \
-      .Backward(ActivationGrad)  \
-      .Sbp(sbp::Elementwise())   \
+#define OF_ACTIVATION(schema)   \
+  OF_OP(schema)                 \
+      .Infer(InferActivation)   \
+      .Backward(ActivationGrad) \
+      .Sbp(sbp::Elementwise())  \
       .Traits(kElementwise)
 #define OF_ACTIVATION_WITH_INPLACE(schema) \
   OF_OP_WITH_INPLACE(schema)               \
@@ -134,7 +148,12 @@ void InferActivationBackward(OpCall& call) {
            "(): expected floating point tensors, got ", DTypeName(call.compute_dtype));
 }
 
-std::vector<Value> KindArgs(BackwardCtx& c) { return {c.arg(2), c.arg(3), c.arg(4), c.arg(5)}; }
+// The kind and parameters of activation_backward or activation_double_backward
+// (same argument indices).
+ActSpec KindArgs(BackwardCtx& c) {
+  namespace a = arg::activation_backward;
+  return {c.get(a::kind), c.get(a::p0), c.get(a::p1), c.get(a::p2)};
+}
 
 // d(g f'(x)) = f'(x) dg + g f''(x) dx.
 OF_OP(
@@ -142,14 +161,13 @@ OF_OP(
     "float p2=0) -> Tensor")
     .Infer(InferActivationBackward)
     .Backward([](BackwardCtx& c) -> TensorList {
-      TensorImplPtr gg = c.grad(), x = c.input(1);
-      auto with = [&](const TensorImplPtr& g, const char* op) {
-        std::vector<Value> args = {g, x};
-        for (Value& v : KindArgs(c)) args.push_back(std::move(v));
-        return Call(op, std::move(args));
-      };
-      return {c.needs_grad[0] ? with(gg, "activation_backward") : nullptr,
-              c.needs_grad[1] ? with(Mul(gg, c.input(0)), "activation_double_backward") : nullptr};
+      namespace a = arg::activation_backward;
+      TensorImplPtr gg = c.grad(), x = c.get(a::self);
+      const ActSpec s = KindArgs(c);
+      return {c.needs_grad[0] ? ops::activation_backward(gg, x, s.kind, s.p0, s.p1, s.p2) : nullptr,
+              c.needs_grad[1] ? ops::activation_double_backward(Mul(gg, c.get(a::grad_output)), x,
+                                                                s.kind, s.p0, s.p1, s.p2)
+                              : nullptr};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
@@ -161,11 +179,13 @@ OF_OP(
     "p1=0, float p2=0) -> Tensor")
     .Infer(InferActivationBackward)
     .Backward([](BackwardCtx& c) -> TensorList {
+      namespace a = arg::activation_double_backward;
       OF_CHECK(!c.needs_grad[1], NotImplementedError, "the third derivative of activation '",
-               c.arg(2).str(), "' is not implemented");
-      std::vector<Value> args = {c.grad(), c.input(1)};
-      for (Value& v : KindArgs(c)) args.push_back(std::move(v));
-      return {c.needs_grad[0] ? Call("activation_double_backward", std::move(args)) : nullptr,
+               c.get(a::kind), "' is not implemented");
+      const ActSpec s = KindArgs(c);
+      return {c.needs_grad[0] ? ops::activation_double_backward(c.grad(), c.get(a::self), s.kind,
+                                                                s.p0, s.p1, s.p2)
+                              : nullptr,
               nullptr};
     })
     .Sbp(sbp::NoSplitRuleYet())
@@ -175,8 +195,8 @@ OF_OP(
 
 // prelu(x, w) = x > 0 ? x : w * x with one weight, or one per channel (dim 1).
 void InferPrelu(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const TensorImplPtr& w = call.tensor(1);
+  const TensorImplPtr& x = call.tensor(arg::prelu::self);
+  const TensorImplPtr& w = call.tensor(arg::prelu::weight);
   OF_CHECK(w->ndim() <= 1, RuntimeError,
            "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = ", w->ndim());
   if (w->numel() != 1) {
@@ -197,23 +217,23 @@ void InferPrelu(OpCall& call) {
 
 // The weight shaped to broadcast against x: (1, C, 1, ...) per channel.
 TensorImplPtr BroadcastWeight(const TensorImplPtr& w, const TensorImplPtr& x) {
-  if (w->numel() == 1 || x->ndim() < 2) return Call("reshape", {w, DimVector{}});
+  if (w->numel() == 1 || x->ndim() < 2) return ops::reshape(w, DimVector{});
   DimVector shape(x->ndim(), 1);
   shape[1] = w->numel();
-  return Call("reshape", {w, shape});
+  return ops::reshape(w, shape);
 }
 
 OF_OP("prelu(Tensor self, Tensor weight) -> Tensor")
     .Infer(InferPrelu)
     .Backward([](BackwardCtx& c) -> TensorList {
-      TensorImplPtr g = c.grad(), x = c.input(0), w = c.input(1);
-      TensorImplPtr positive = Call("gt", {x, Num(0)});
+      TensorImplPtr g = c.grad(), x = c.get(arg::prelu::self), w = c.get(arg::prelu::weight);
+      TensorImplPtr positive = ops::gt(x, Num(0));
       TensorImplPtr wb = BroadcastWeight(w, x);
       TensorImplPtr gx, gw;
-      if (c.needs_grad[0]) gx = Call("where", {positive, g, Mul(g, wb)});
+      if (c.needs_grad[0]) gx = ops::where(positive, g, Mul(g, wb));
       if (c.needs_grad[1]) {
-        TensorImplPtr per = Call("where", {positive, Num(0), Mul(g, x)});
-        gw = Call("reshape", {Call("sum_to_size", {per, wb->shape()}), w->shape()});
+        TensorImplPtr per = ops::where(positive, Num(0), Mul(g, x));
+        gw = ops::reshape(ops::sum_to_size(per, wb->shape()), w->shape());
       }
       return {gx, gw};
     })
@@ -224,10 +244,10 @@ OF_OP("prelu(Tensor self, Tensor weight) -> Tensor")
 
 // glu(x, dim) = a * sigmoid(b) for the two halves a, b of x along dim.
 void InferGlu(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  const TensorImplPtr& x = call.tensor(arg::glu::self);
   OF_CHECK(x->ndim() > 0, RuntimeError,
            "glu(): glu does not support scalars because halving size must be even");
-  int64_t dim = WrapDim(call.args[1].to_int(), x->ndim());
+  int64_t dim = WrapDim(call.get(arg::glu::dim), x->ndim());
   OF_CHECK(x->shape()[dim] % 2 == 0, RuntimeError,
            "glu(): Halving dimension must be even, but dimension ", dim, " is size ",
            x->shape()[dim], " (input ", ShapeToString(x->shape()), ")");
@@ -240,15 +260,15 @@ void InferGlu(OpCall& call) {
 OF_OP("glu(Tensor self, int dim=-1) -> Tensor")
     .Infer(InferGlu)
     .Backward([](BackwardCtx& c) -> TensorList {
-      TensorImplPtr x = c.input(0), g = c.grad();
-      int64_t dim = WrapDim(c.int_arg(1), x->ndim());
+      TensorImplPtr x = c.get(arg::glu::self), g = c.grad();
+      int64_t dim = WrapDim(c.get(arg::glu::dim), x->ndim());
       int64_t half = x->shape()[dim] / 2;
-      TensorImplPtr a = Call("narrow", {x, dim, int64_t{0}, half});
-      TensorImplPtr b = Call("narrow", {x, dim, half, half});
-      TensorImplPtr s = Unary("sigmoid", b);
+      TensorImplPtr a = ops::narrow(x, dim, 0, half);
+      TensorImplPtr b = ops::narrow(x, dim, half, half);
+      TensorImplPtr s = ops::sigmoid(b);
       TensorImplPtr ga = Mul(g, s);
       TensorImplPtr gb = Mul(Mul(ga, a), Sub(Num(1), s));
-      return {Call("cat", {std::vector<TensorImplPtr>{ga, gb}, dim})};
+      return {ops::cat(TensorList{ga, gb}, dim)};
     })
     .Sbp(sbp::Family("along_dim"))
     .Autocast(amp::kNone);

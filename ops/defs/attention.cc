@@ -31,8 +31,8 @@ DimVector Batch(const TensorImplPtr& t) {
 
 int64_t Dim(const TensorImplPtr& t, int64_t d) { return t->shape()[t->ndim() + d]; }
 
-double ScaleOf(const Value& scale, const TensorImplPtr& q) {
-  if (!scale.is_none()) return scale.to_double();
+double ScaleOf(const std::optional<double>& scale, const TensorImplPtr& q) {
+  if (scale) return *scale;
   return 1.0 / std::sqrt(static_cast<double>(Dim(q, -1)));
 }
 
@@ -74,12 +74,17 @@ DimVector CheckAttention(const TensorImplPtr& q, const TensorImplPtr& k, const T
 
 // ---- the fused op ----------------------------------------------------------------
 
+namespace flash = arg::_scaled_dot_product_flash_attention_for_cpu;
+namespace flash_backward = arg::_scaled_dot_product_flash_attention_for_cpu_backward;
+namespace sdpa = arg::scaled_dot_product_attention;
+
 void InferFlash(OpCall& call) {
-  const TensorImplPtr &q = call.tensor(0), &k = call.tensor(1), &v = call.tensor(2);
-  const TensorImplPtr mask = call.has(5) ? call.tensor(5) : nullptr;
+  const TensorImplPtr &q = call.tensor(flash::query), &k = call.tensor(flash::key),
+                      &v = call.tensor(flash::value);
+  const TensorImplPtr mask = call.get(flash::attn_mask);
   const char* op = "_scaled_dot_product_flash_attention_for_cpu";
-  DimVector batch = CheckAttention(q, k, v, mask, call.args[4].to_bool(), op);
-  OF_CHECK(call.args[3].to_double() == 0.0, NotImplementedError, op,
+  DimVector batch = CheckAttention(q, k, v, mask, call.get(flash::is_causal), op);
+  OF_CHECK(call.get(flash::dropout_p) == 0.0, NotImplementedError, op,
            ": dropout_p > 0 is not supported by the fused kernel (scaled_dot_product_attention "
            "uses its math path for it)");
   DimVector out = batch, lse = batch;
@@ -96,32 +101,34 @@ void InferFlash(OpCall& call) {
 // dS = P * (dP - sum(dP * P)), dq = dS k * scale, dk = dS^T q * scale, and a
 // float mask gets dS.
 TensorList FlashGradGraph(BackwardCtx& c, bool need_q, bool need_k, bool need_v, bool need_mask) {
-  TensorImplPtr q = c.input(0), k = c.input(1), v = c.input(2), g = c.grad(0);
-  TensorImplPtr mask = c.saved_inputs[5].defined() ? c.input(5) : nullptr;
-  const double scale = ScaleOf(c.arg(6), q);
-  TensorImplPtr kt = Call("transpose", {k, -2, -1});
-  TensorImplPtr s = Mul(Call("matmul", {q, kt}), Num(scale));
+  TensorImplPtr q = c.get(flash::query), k = c.get(flash::key), v = c.get(flash::value),
+                g = c.grad(0);
+  TensorImplPtr mask =
+      c.saved_inputs[flash::attn_mask].defined() ? c.get(flash::attn_mask) : nullptr;
+  const double scale = ScaleOf(c.get(flash::scale), q);
+  TensorImplPtr kt = ops::transpose(k, -2, -1);
+  TensorImplPtr s = Mul(ops::matmul(q, kt), Num(scale));
   const int64_t L = Dim(q, -2), S = Dim(k, -2);
   TensorImplPtr keep;  // bool, true where attended
-  if (c.arg(4).to_bool()) {
-    keep = Call("tril", {Full({L, S}, Scalar::Int(1), DType::kBool, q->device()), 0});
+  if (c.get(flash::is_causal)) {
+    keep = ops::tril(Full({L, S}, Scalar::Int(1), DType::kBool, q->device()), 0);
   } else if (mask && mask->dtype() == DType::kBool) {
     keep = mask;
   } else if (mask) {
     s = Add(s, mask);
   }
   const Value neg_inf = Num(-std::numeric_limits<double>::infinity());
-  if (keep) s = Call("where", {keep, s, neg_inf});
-  TensorImplPtr p = Call("softmax", {s, -1});
+  if (keep) s = ops::where(keep, s, neg_inf);
+  TensorImplPtr p = ops::softmax(s, -1);
   // Rows with nothing to attend to: 0 instead of NaN.
-  p = Call("where", {Call("isnan", {p}), Num(0.0), p});
+  p = ops::where(ops::isnan(p), Num(0.0), p);
   TensorList out(4);
-  if (need_v) out[2] = Call("matmul", {Call("transpose", {p, -2, -1}), g});
+  if (need_v) out[2] = ops::matmul(ops::transpose(p, -2, -1), g);
   if (need_q || need_k || need_mask) {
-    TensorImplPtr dp = Call("matmul", {g, Call("transpose", {v, -2, -1})});
-    TensorImplPtr ds = Mul(p, Sub(dp, Call("sum.dim", {Mul(dp, p), DimVector{-1}, true})));
-    if (need_q) out[0] = Mul(Call("matmul", {ds, k}), Num(scale));
-    if (need_k) out[1] = Mul(Call("matmul", {Call("transpose", {ds, -2, -1}), q}), Num(scale));
+    TensorImplPtr dp = ops::matmul(g, ops::transpose(v, -2, -1));
+    TensorImplPtr ds = Mul(p, Sub(dp, ops::sum_dim(Mul(dp, p), DimVector{-1}, true)));
+    if (need_q) out[0] = Mul(ops::matmul(ds, k), Num(scale));
+    if (need_k) out[1] = Mul(ops::matmul(ops::transpose(ds, -2, -1), q), Num(scale));
     if (need_mask) out[3] = ds;
   }
   return out;
@@ -129,7 +136,7 @@ TensorList FlashGradGraph(BackwardCtx& c, bool need_q, bool need_k, bool need_v,
 
 TensorList FlashGrad(BackwardCtx& c) {
   // Edges: query, key, value, then attn_mask when given.
-  const bool has_mask = c.saved_inputs[5].defined();
+  const bool has_mask = c.saved_inputs[flash::attn_mask].defined();
   TensorList grads(has_mask ? 4 : 3);
   if (!c.grads[0]) return grads;
   const bool need_q = c.needs_grad[0], need_k = c.needs_grad[1], need_v = c.needs_grad[2];
@@ -138,12 +145,12 @@ TensorList FlashGrad(BackwardCtx& c) {
   if (GradMode::is_enabled()) {
     g4 = FlashGradGraph(c, need_q, need_k, need_v, need_mask);
   } else {
-    auto outs =
-        CallAll("_scaled_dot_product_flash_attention_for_cpu_backward",
-                {c.grads[0], c.input(0), c.input(1), c.input(2), c.output(0), c.output(1), c.arg(3),
-                 c.arg(4), has_mask ? Value(c.input(5)) : Value(), c.arg(6),
-                 DimVector{int64_t{need_q}, int64_t{need_k}, int64_t{need_v}, int64_t{need_mask}}});
-    for (auto& o : outs) g4.push_back(o.tensor());
+    auto outs = ops::_scaled_dot_product_flash_attention_for_cpu_backward(
+        c.grads[0], c.get(flash::query), c.get(flash::key), c.get(flash::value), c.output(0),
+        c.output(1), c.get(flash::dropout_p), c.get(flash::is_causal),
+        has_mask ? c.get(flash::attn_mask) : nullptr, c.get(flash::scale),
+        DimVector{int64_t{need_q}, int64_t{need_k}, int64_t{need_v}, int64_t{need_mask}});
+    for (auto& o : outs) g4.push_back(o);
   }
   for (size_t i = 0; i < grads.size(); ++i) grads[i] = g4[i];
   return grads;
@@ -166,9 +173,11 @@ OF_OP(
     "key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, Tensor? "
     "attn_mask, float? scale, int[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)")
     .Infer([](OpCall& call) {
-      const TensorImplPtr &q = call.tensor(1), &k = call.tensor(2), &v = call.tensor(3);
-      const DimVector& mask = call.args[10].int_list();
-      const DimVector batch = Batch(call.tensor(4));
+      namespace a = flash_backward;
+      const TensorImplPtr &q = call.tensor(a::query), &k = call.tensor(a::key),
+                          &v = call.tensor(a::value);
+      const DimVector mask = call.get(a::output_mask);
+      const DimVector batch = Batch(call.tensor(a::out));
       auto full = [&](const TensorImplPtr& t, int m) -> OutMeta {
         if (!mask[m]) return {{0}, t->dtype()};
         DimVector s = batch;
@@ -177,11 +186,11 @@ OF_OP(
         return {s, t->dtype()};
       };
       OutMeta dmask{{0}, q->dtype()};
-      if (mask[3] && call.has(8)) {
+      if (mask[3] && call.has(a::attn_mask)) {
         DimVector s = batch;
         s.push_back(Dim(q, -2));
         s.push_back(Dim(k, -2));
-        dmask = {s, call.tensor(8)->dtype()};
+        dmask = {s, call.tensor(a::attn_mask)->dtype()};
       }
       call.compute_dtype = q->dtype();
       call.out_meta = {full(q, 0), full(k, 1), full(v, 2), dmask};
@@ -198,11 +207,11 @@ TensorImplPtr RepeatHeads(const TensorImplPtr& t, int64_t groups) {
   if (groups == 1) return t;
   DimVector shape = t->shape();
   const int64_t h = t->ndim() - 3;
-  TensorImplPtr u = Call("unsqueeze", {t, h + 1});
+  TensorImplPtr u = ops::unsqueeze(t, h + 1);
   DimVector expanded = u->shape();
   expanded[h + 1] = groups;
   shape[h] *= groups;
-  return Call("reshape", {Call("expand", {u, expanded}), shape});
+  return ops::reshape(ops::expand(u, expanded), shape);
 }
 
 OF_OP(
@@ -210,11 +219,12 @@ OF_OP(
     "attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool "
     "enable_gqa=False) -> Tensor")
     .Composite([](OpCall& call) {
-      TensorImplPtr q = call.tensor(0), k = call.tensor(1), v = call.tensor(2);
-      const TensorImplPtr mask = call.has(3) ? call.tensor(3) : nullptr;
-      const double dropout_p = call.args[4].to_double();
-      const bool is_causal = call.args[5].to_bool();
-      if (call.args[7].to_bool() && q->ndim() >= 3 && k->ndim() >= 3 && v->ndim() >= 3) {
+      TensorImplPtr q = call.tensor(sdpa::query), k = call.tensor(sdpa::key),
+                    v = call.tensor(sdpa::value);
+      const TensorImplPtr mask = call.get(sdpa::attn_mask);
+      const double dropout_p = call.get(sdpa::dropout_p);
+      const bool is_causal = call.get(sdpa::is_causal);
+      if (call.get(sdpa::enable_gqa) && q->ndim() >= 3 && k->ndim() >= 3 && v->ndim() >= 3) {
         const int64_t hq = Dim(q, -3), hk = Dim(k, -3), hv = Dim(v, -3);
         OF_CHECK(hk > 0 && hv > 0 && hq % hk == 0 && hq % hv == 0, RuntimeError, kOp,
                  ": enable_gqa needs the number of query heads (", hq,
@@ -226,27 +236,26 @@ OF_OP(
       OF_CHECK(dropout_p >= 0.0 && dropout_p <= 1.0, RuntimeError, kOp,
                ": dropout probability has to be between 0 and 1, but got ", dropout_p);
       if (dropout_p == 0.0) {
-        call.outputs = {CallAll("_scaled_dot_product_flash_attention_for_cpu",
-                                {q, k, v, 0.0, is_causal, call.args[3], call.args[6]})[0]
-                            .tensor()};
+        call.outputs = {ops::_scaled_dot_product_flash_attention_for_cpu(
+            q, k, v, 0.0, is_causal, call.args[sdpa::attn_mask], call.get(sdpa::scale))[0]};
         return;
       }
       // Math path (dropout on the attention weights).
-      const double scale = ScaleOf(call.args[6], q);
-      TensorImplPtr s = Mul(Call("matmul", {q, Call("transpose", {k, -2, -1})}), Num(scale));
+      const double scale = ScaleOf(call.get(sdpa::scale), q);
+      TensorImplPtr s = Mul(ops::matmul(q, ops::transpose(k, -2, -1)), Num(scale));
       const Value neg_inf = Num(-std::numeric_limits<double>::infinity());
       if (is_causal) {
-        TensorImplPtr keep = Call(
-            "tril", {Full({Dim(q, -2), Dim(k, -2)}, Scalar::Int(1), DType::kBool, q->device()), 0});
-        s = Call("where", {keep, s, neg_inf});
+        TensorImplPtr keep =
+            ops::tril(Full({Dim(q, -2), Dim(k, -2)}, Scalar::Int(1), DType::kBool, q->device()), 0);
+        s = ops::where(keep, s, neg_inf);
       } else if (mask && mask->dtype() == DType::kBool) {
-        s = Call("where", {mask, s, neg_inf});
+        s = ops::where(mask, s, neg_inf);
       } else if (mask) {
         s = Add(s, mask);
       }
-      TensorImplPtr p = Call("softmax", {s, -1});
-      p = Call("dropout", {p, dropout_p, true});
-      call.outputs = {Call("matmul", {p, v})};
+      TensorImplPtr p = ops::softmax(s, -1);
+      p = ops::dropout(p, dropout_p, true);
+      call.outputs = {ops::matmul(p, v)};
     })
     .Sbp(sbp::Family("sdpa"))
     .Autocast(amp::kLower);

@@ -12,6 +12,7 @@
 #include "core/framework/op_registry.h"
 #include "core/runtime/error.h"
 #include "core/runtime/tensor_ops.h"
+#include "ops/api/ops.h"
 
 namespace oneflow {
 namespace defs {
@@ -32,6 +33,11 @@ struct OpPair {
   OpPair& Backward(BackwardFn fn) {
     functional.Backward(fn);
     inplace.Backward(fn);
+    return *this;
+  }
+  OpPair& Composite(CompositeFn fn) {
+    functional.Composite(fn);
+    inplace.Composite(fn);
     return *this;
   }
   OpPair& NonDifferentiable() {
@@ -62,13 +68,14 @@ OpPair DeclareWithInplace(const std::string& functional_schema);
 Value Num(double v);
 Value Int(int64_t v);
 
-// The functional API used by backward formulas.
-inline TensorImplPtr Add(const Value& a, const Value& b) { return Call("add", {a, b}); }
-inline TensorImplPtr Sub(const Value& a, const Value& b) { return Call("sub", {a, b}); }
-inline TensorImplPtr Mul(const Value& a, const Value& b) { return Call("mul", {a, b}); }
-inline TensorImplPtr Div(const Value& a, const Value& b) { return Call("div", {a, b}); }
-inline TensorImplPtr Neg(const TensorImplPtr& a) { return Call("neg", {a}); }
-inline TensorImplPtr Unary(const char* op, const TensorImplPtr& a) { return Call(op, {a}); }
+// Short names for the arithmetic of backward formulas (either side may be a
+// number from Num/Int). Every other op is called through its typed entry point
+// (ops/api/ops.h): ops::sum_dim(g, DimVector{0}, true).
+inline TensorImplPtr Add(const Value& a, const Value& b) { return ops::add(a, b); }
+inline TensorImplPtr Sub(const Value& a, const Value& b) { return ops::sub(a, b); }
+inline TensorImplPtr Mul(const Value& a, const Value& b) { return ops::mul(a, b); }
+inline TensorImplPtr Div(const Value& a, const Value& b) { return ops::div(a, b); }
+inline TensorImplPtr Neg(const TensorImplPtr& a) { return ops::neg(a); }
 // zeros with the shape and dtype of `like` (no autograd history).
 TensorImplPtr ZerosLike(const TensorImplPtr& like);
 // The gradient of one input that needs none of the incoming gradient.

@@ -13,16 +13,16 @@ namespace defs {
 namespace {
 
 TensorImplPtr SumDims(const TensorImplPtr& t, const DimVector& dims, bool keepdim) {
-  return Call("sum.dim", {t, dims, keepdim});
+  return ops::sum_dim(t, dims, keepdim);
 }
 TensorImplPtr Permuted(const TensorImplPtr& t, const DimVector& perm) {
   for (size_t i = 0; i < perm.size(); ++i) {
-    if (perm[i] != static_cast<int64_t>(i)) return Call("permute", {t, perm});
+    if (perm[i] != static_cast<int64_t>(i)) return ops::permute(t, perm);
   }
   return t;
 }
 TensorImplPtr Reshaped(const TensorImplPtr& t, const DimVector& shape) {
-  return t->shape() == shape ? t : Call("reshape", {t, shape});
+  return t->shape() == shape ? t : ops::reshape(t, shape);
 }
 int64_t Prod(const DimVector& v) {
   int64_t p = 1;
@@ -141,7 +141,7 @@ Operand Contract(Operand a, Operand b, const std::vector<int>& keep) {
     Operand& small = sa == 1 ? a : b;
     DimVector shape = small.t->shape();
     shape[dim_of(small, l)] = std::max(sa, sb);
-    small.t = Call("expand", {small.t, shape});
+    small.t = ops::expand(small.t, shape);
   }
   DimVector pa, pb, bsz, msz, nsz;
   int64_t K = 1;
@@ -165,7 +165,7 @@ Operand Contract(Operand a, Operand b, const std::vector<int>& keep) {
   }
   TensorImplPtr ta = Reshaped(Permuted(a.t, pa), {Prod(bsz), Prod(msz), K});
   TensorImplPtr tb = Reshaped(Permuted(b.t, pb), {Prod(bsz), K, Prod(nsz)});
-  TensorImplPtr r = Call("bmm", {ta, tb});
+  TensorImplPtr r = ops::bmm(ta, tb);
   DimVector shape = bsz;
   shape.insert(shape.end(), msz.begin(), msz.end());
   shape.insert(shape.end(), nsz.begin(), nsz.end());
@@ -178,8 +178,8 @@ Operand Contract(Operand a, Operand b, const std::vector<int>& keep) {
 }
 
 void Einsum(OpCall& call) {
-  const std::string& eq = call.args[0].str();
-  const TensorList& tensors = call.args[1].tensors();
+  const std::string eq = call.get(arg::einsum::equation);
+  const TensorList tensors = call.get(arg::einsum::tensors);
   const size_t arrow = eq.find("->");
   const std::string lhs = eq.substr(0, arrow);
   // The input terms.
@@ -243,11 +243,11 @@ void Einsum(OpCall& call) {
     }
   }
   // Each operand with one label per dim, its repeated labels turned into diagonals.
-  std::vector<Operand> ops(terms.size());
+  std::vector<Operand> operands(terms.size());
   std::vector<int64_t> size(kLetters + ell, -1);
   std::vector<int> size_from(kLetters + ell, -1);
   for (size_t i = 0; i < terms.size(); ++i) {
-    Operand& op = ops[i];
+    Operand& op = operands[i];
     op.t = tensors[i];
     const Term& t = terms[i];
     for (size_t k = 0; k <= t.letters.size(); ++k) {
@@ -265,8 +265,7 @@ void Einsum(OpCall& call) {
         OF_CHECK(sp == sq, RuntimeError, "einsum(): subscript ", LabelChar(op.labels[p]),
                  " is repeated for operand ", i, " but the sizes don't match, ", sq, " != ", sp);
         const int l = op.labels[p];
-        op.t =
-            Call("diagonal", {op.t, int64_t{0}, static_cast<int64_t>(p), static_cast<int64_t>(q)});
+        op.t = ops::diagonal(op.t, int64_t{0}, static_cast<int64_t>(p), static_cast<int64_t>(q));
         op.labels.erase(op.labels.begin() + q);
         op.labels.erase(op.labels.begin() + p);
         op.labels.push_back(l);
@@ -296,28 +295,28 @@ void Einsum(OpCall& call) {
   // Labels needed by the output or by operands other than `skip_a`/`skip_b`.
   auto needed = [&](size_t skip_a, size_t skip_b) {
     std::vector<int> n = out_labels;
-    for (size_t j = 0; j < ops.size(); ++j) {
+    for (size_t j = 0; j < operands.size(); ++j) {
       if (j == skip_a || j == skip_b) continue;
-      n.insert(n.end(), ops[j].labels.begin(), ops[j].labels.end());
+      n.insert(n.end(), operands[j].labels.begin(), operands[j].labels.end());
     }
     return n;
   };
-  for (size_t i = 0; i < ops.size(); ++i) SumUnneeded(ops[i], needed(i, i));
+  for (size_t i = 0; i < operands.size(); ++i) SumUnneeded(operands[i], needed(i, i));
   // Pairwise contraction, each time the pair with the smallest result.
-  while (ops.size() > 1) {
+  while (operands.size() > 1) {
     size_t best_i = 0, best_j = 1;
     double best = std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < ops.size(); ++i) {
-      for (size_t j = i + 1; j < ops.size(); ++j) {
+    for (size_t i = 0; i < operands.size(); ++i) {
+      for (size_t j = i + 1; j < operands.size(); ++j) {
         std::vector<int> keep = needed(i, j);
         double s = 1;
         std::vector<int> seen;
-        for (const Operand* op : {&ops[i], &ops[j]}) {
+        for (const Operand* op : {&operands[i], &operands[j]}) {
           for (size_t d = 0; d < op->labels.size(); ++d) {
             int l = op->labels[d];
             if (!Contains(keep, l) || Contains(seen, l)) continue;
             seen.push_back(l);
-            s *= static_cast<double>(std::max(SizeOf(ops[i], l), SizeOf(ops[j], l)));
+            s *= static_cast<double>(std::max(SizeOf(operands[i], l), SizeOf(operands[j], l)));
           }
         }
         if (s < best) {
@@ -327,12 +326,12 @@ void Einsum(OpCall& call) {
         }
       }
     }
-    Operand r = Contract(ops[best_i], ops[best_j], needed(best_i, best_j));
-    ops.erase(ops.begin() + best_j);
-    ops.erase(ops.begin() + best_i);
-    ops.push_back(std::move(r));
+    Operand r = Contract(operands[best_i], operands[best_j], needed(best_i, best_j));
+    operands.erase(operands.begin() + best_j);
+    operands.erase(operands.begin() + best_i);
+    operands.push_back(std::move(r));
   }
-  Operand& last = ops[0];
+  Operand& last = operands[0];
   SumUnneeded(last, out_labels);
   DimVector perm;
   for (int l : out_labels) {
@@ -342,15 +341,17 @@ void Einsum(OpCall& call) {
   call.outputs = {Permuted(last.t, perm)};
 }
 
-OF_OP("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor").Composite(Einsum)
+OF_OP("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor")
+    .Composite(Einsum)
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kLower);
 
 // ---- tensordot -----------------------------------------------------------------
 
 void Tensordot(OpCall& call) {
-  TensorImplPtr a = call.tensor(0), b = call.tensor(1);
-  const DimVector &da = call.args[2].int_list(), &db = call.args[3].int_list();
+  TensorImplPtr a = call.tensor(arg::tensordot::self), b = call.tensor(arg::tensordot::other);
+  const DimVector da = call.get(arg::tensordot::dims_self),
+                  db = call.get(arg::tensordot::dims_other);
   OF_CHECK(da.size() == db.size(), RuntimeError,
            "tensordot(): both dimension lists should have same length (got ", da.size(), " and ",
            db.size(), ")");
@@ -401,7 +402,7 @@ void Tensordot(OpCall& call) {
   }
   TensorImplPtr ma = Reshaped(Permuted(a, pa), {M, K});
   TensorImplPtr mb = Reshaped(Permuted(b, pb), {K, N});
-  call.outputs = {Reshaped(Call("mm", {ma, mb}), out_shape)};
+  call.outputs = {Reshaped(ops::mm(ma, mb), out_shape)};
 }
 OF_OP("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor")
     .Composite(Tensordot)
@@ -413,7 +414,8 @@ OF_OP("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -
 // a x b along a dim of size 3 (the first such dim of the broadcast shape when
 // dim is None, PyTorch's deprecated default).
 void Cross(OpCall& call) {
-  const TensorImplPtr &a = call.tensor(0), &b = call.tensor(1);
+  const TensorImplPtr &a = call.tensor(arg::cross::self), &b = call.tensor(arg::cross::other);
+  const std::optional<int64_t> dim_arg = call.get(arg::cross::dim);
   const char* op = "linalg.cross";
   OF_CHECK(a->ndim() == b->ndim(), RuntimeError, op,
            ": inputs must have the same number of dimensions (got shapes ",
@@ -423,25 +425,25 @@ void Cross(OpCall& call) {
            " and ", LegacyTypeName(b->dtype()));
   DimVector shape = BroadcastShapes(a->shape(), b->shape(), op);
   int64_t dim;
-  if (call.args[2].is_none()) {
+  if (!dim_arg) {
     auto it = std::find(shape.begin(), shape.end(), 3);
     OF_CHECK(it != shape.end(), RuntimeError, op, ": no dimension of size 3 in input (shape ",
              ShapeToString(shape), ")");
     dim = it - shape.begin();
   } else {
-    dim = WrapDim(call.args[2].to_int(), static_cast<int64_t>(shape.size()));
+    dim = WrapDim(*dim_arg, static_cast<int64_t>(shape.size()));
     OF_CHECK(a->shape()[dim] == 3 && b->shape()[dim] == 3, RuntimeError, op, ": inputs dimension ",
-             call.args[2].to_int(), " must have length 3. Got ", a->shape()[dim], " and ",
-             b->shape()[dim], " (shapes ", ShapeToString(a->shape()), " and ",
-             ShapeToString(b->shape()), ")");
+             *dim_arg, " must have length 3. Got ", a->shape()[dim], " and ", b->shape()[dim],
+             " (shapes ", ShapeToString(a->shape()), " and ", ShapeToString(b->shape()), ")");
   }
-  auto at = [dim](const TensorImplPtr& t, int64_t i) { return Call("select", {t, dim, i}); };
+  auto at = [dim](const TensorImplPtr& t, int64_t i) { return ops::select(t, dim, i); };
   TensorImplPtr c0 = Sub(Mul(at(a, 1), at(b, 2)), Mul(at(a, 2), at(b, 1)));
   TensorImplPtr c1 = Sub(Mul(at(a, 2), at(b, 0)), Mul(at(a, 0), at(b, 2)));
   TensorImplPtr c2 = Sub(Mul(at(a, 0), at(b, 1)), Mul(at(a, 1), at(b, 0)));
-  call.outputs = {Call("stack", {TensorList{c0, c1, c2}, dim})};
+  call.outputs = {ops::stack(TensorList{c0, c1, c2}, dim)};
 }
-OF_OP("cross(Tensor self, Tensor other, int? dim=None) -> Tensor").Composite(Cross)
+OF_OP("cross(Tensor self, Tensor other, int? dim=None) -> Tensor")
+    .Composite(Cross)
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kPromote);
 

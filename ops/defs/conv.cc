@@ -171,20 +171,19 @@ DimVector CheckConv(const std::string& op, const TensorImplPtr& input, const Ten
   return out;
 }
 
-// The arguments of convolution (and its gradient ops) from position `at`:
-// stride, padding, dilation, transposed, output_padding, groups.
-ConvParams ConvolutionParams(const std::vector<Value>& args, int at) {
+// The geometry arguments of convolution: stride, padding, dilation, transposed,
+// output_padding, groups. `c`: its OpCall or BackwardCtx.
+template <typename Ctx>
+ConvParams ConvolutionParams(const Ctx& c) {
   ConvParams p;
-  p.stride = args[at].int_list();
-  p.padding = args[at + 1].int_list();
-  p.dilation = args[at + 2].int_list();
-  p.transposed = args[at + 3].to_bool();
-  p.output_padding = args[at + 4].int_list();
-  p.groups = args[at + 5].to_int();
+  p.stride = c.get(arg::convolution::stride);
+  p.padding = c.get(arg::convolution::padding);
+  p.dilation = c.get(arg::convolution::dilation);
+  p.transposed = c.get(arg::convolution::transposed);
+  p.output_padding = c.get(arg::convolution::output_padding);
+  p.groups = c.get(arg::convolution::groups);
   return p;
 }
-
-TensorImplPtr OptionalTensor(const Value& v) { return v.is_none() ? nullptr : v.tensor(); }
 
 // The memory format of a convolution's result (and of its gradients) with
 // these operands: channels_last (channels_last_3d) when either suggests it, as
@@ -207,23 +206,18 @@ DimVector FormatStrides(const DimVector& shape, MemoryFormat f) {
 }
 
 void InferConvolution(OpCall& call) {
-  ConvParams p = ConvolutionParams(call.args, 3);
-  const TensorImplPtr& input = call.tensor(0);
-  DimVector shape =
-      CheckConv("convolution", input, call.tensor(1), OptionalTensor(call.args[2]), p);
+  ConvParams p = ConvolutionParams(call);
+  const TensorImplPtr& input = call.tensor(arg::convolution::input);
+  const TensorImplPtr& weight = call.tensor(arg::convolution::weight);
+  DimVector shape = CheckConv("convolution", input, weight, call.get(arg::convolution::bias), p);
   // The kernel reads the lists with one entry per spatial dim.
-  call.args[3] = p.stride;
-  call.args[4] = p.padding;
-  call.args[5] = p.dilation;
-  if (p.transposed) call.args[7] = p.output_padding;
+  call.args[arg::convolution::stride] = p.stride;
+  call.args[arg::convolution::padding] = p.padding;
+  call.args[arg::convolution::dilation] = p.dilation;
+  if (p.transposed) call.args[arg::convolution::output_padding] = p.output_padding;
   call.compute_dtype = input->dtype();
-  DimVector stride = FormatStrides(shape, ConvFormat(*input, *call.tensor(1)));
+  DimVector stride = FormatStrides(shape, ConvFormat(*input, *weight));
   call.out_meta = {{std::move(shape), input->dtype(), std::move(stride)}};
-}
-
-// Gradient-op arguments: the geometry as lists, transposed, groups.
-std::vector<Value> GeometryArgs(const ConvParams& p) {
-  return {p.stride, p.padding, p.dilation, p.transposed, p.groups};
 }
 
 // output_padding that makes a transposed convolution of `in` produce `out`
@@ -241,47 +235,43 @@ DimVector OutputPaddingFor(const DimVector& in, const DimVector& out, const DimV
   return op;
 }
 
-// convolution(x, w, bias, ...) as a Call, output_padding chosen so that the
-// result has `out_shape`.
+// convolution(x, w, bias, ...), output_padding chosen so that the result has
+// `out_shape`.
 TensorImplPtr CallConvolution(const TensorImplPtr& x, const TensorImplPtr& w,
                               const TensorImplPtr& bias, const ConvParams& p,
                               const DimVector& out_shape) {
-  return Call("convolution",
-              {x, w, bias ? Value(bias) : Value(), p.stride, p.padding, p.dilation, p.transposed,
-               OutputPaddingFor(x->shape(), out_shape, w->shape(), p), p.groups});
+  return ops::convolution(x, w, bias, p.stride, p.padding, p.dilation, p.transposed,
+                          OutputPaddingFor(x->shape(), out_shape, w->shape(), p), p.groups);
 }
 
 TensorImplPtr CallInputBackward(const TensorImplPtr& gy, const TensorImplPtr& w,
                                 const DimVector& input_size, const ConvParams& p) {
-  std::vector<Value> args = {gy, w, input_size};
-  for (Value& v : GeometryArgs(p)) args.push_back(std::move(v));
-  return Call("convolution_input_backward", std::move(args));
+  return ops::convolution_input_backward(gy, w, input_size, p.stride, p.padding, p.dilation,
+                                         p.transposed, p.groups);
 }
 
 std::pair<TensorImplPtr, TensorImplPtr> CallWeightBackward(const TensorImplPtr& gy,
                                                            const TensorImplPtr& x,
                                                            const DimVector& weight_size,
                                                            const ConvParams& p, bool bias) {
-  std::vector<Value> args = {gy, x, weight_size};
-  for (Value& v : GeometryArgs(p)) args.push_back(std::move(v));
-  args.push_back(bias);
-  std::vector<Value> out = CallAll("convolution_weight_backward", std::move(args));
-  return {out[0].tensor(), bias ? out[1].tensor() : nullptr};
+  auto [gw, gb] = ops::convolution_weight_backward(gy, x, weight_size, p.stride, p.padding,
+                                                   p.dilation, p.transposed, p.groups, bias);
+  return {gw, bias ? gb : nullptr};
 }
 
 // The bias's gradient alone: gy summed over the batch and spatial dims.
 TensorImplPtr BiasGrad(const TensorImplPtr& gy) {
   DimVector dims = {0};
   for (int64_t d = 2; d < gy->ndim(); ++d) dims.push_back(d);
-  return Call("sum.dim", {gy, dims, false});
+  return ops::sum_dim(gy, dims, false);
 }
 
 TensorList ConvolutionGrad(BackwardCtx& c) {
-  const ConvParams p = ConvolutionParams(c.args, 3);
+  const ConvParams p = ConvolutionParams(c);
   // One gradient per tensor argument: a None bias has no entry.
   const bool has_bias = c.needs_grad.size() == 3;
   const TensorImplPtr g = c.grad();
-  const TensorImplPtr x = c.input(0), w = c.input(1);
+  const TensorImplPtr x = c.get(arg::convolution::input), w = c.get(arg::convolution::weight);
   TensorImplPtr gx, gw, gb;
   if (c.needs_grad[0]) gx = CallInputBackward(g, w, x->shape(), p);
   const bool want_bias = has_bias && c.needs_grad[2];
@@ -291,7 +281,7 @@ TensorList ConvolutionGrad(BackwardCtx& c) {
     // activations' layout).
     const MemoryFormat wf = SuggestMemoryFormat(w->shape(), w->stride());
     if (!IsContiguousAs(gw->shape(), gw->stride(), wf)) {
-      gw = Call("contiguous", {gw, static_cast<int64_t>(wf)});
+      gw = ops::contiguous(gw, static_cast<int64_t>(wf));
     }
   } else if (want_bias) {
     gb = BiasGrad(g);
@@ -310,16 +300,20 @@ OF_OP(
 
 // ---- gradient ops -------------------------------------------------------------
 
-// Geometry of the gradient ops: arguments from position 3 are stride,
-// padding, dilation, transposed, groups.
-ConvParams GradParams(const std::vector<Value>& args, int64_t ns) {
+// The two gradient ops have their arguments up to groups at the same places
+// (convolution_weight_backward's `input` is convolution_input_backward's
+// `weight`): both are read with the names of convolution_input_backward.
+namespace grad_arg = arg::convolution_input_backward;
+
+// Geometry of the gradient ops: stride, padding, dilation, transposed, groups.
+ConvParams GradParams(const BackwardCtx& c, int64_t ns) {
   ConvParams p;
   const char* op = "convolution";
-  p.stride = ExpandParam(args[3].int_list(), ns, "stride", op);
-  p.padding = ExpandParam(args[4].int_list(), ns, "padding", op);
-  p.dilation = ExpandParam(args[5].int_list(), ns, "dilation", op);
-  p.transposed = args[6].to_bool();
-  p.groups = args[7].to_int();
+  p.stride = ExpandParam(c.get(grad_arg::stride), ns, "stride", op);
+  p.padding = ExpandParam(c.get(grad_arg::padding), ns, "padding", op);
+  p.dilation = ExpandParam(c.get(grad_arg::dilation), ns, "dilation", op);
+  p.transposed = c.get(grad_arg::transposed);
+  p.groups = c.get(grad_arg::groups);
   p.output_padding.assign(p.stride.size(), 0);
   return p;
 }
@@ -327,13 +321,15 @@ ConvParams GradParams(const std::vector<Value>& args, int64_t ns) {
 // Checks the operands' dtypes and expands the geometry lists to one entry
 // per spatial dim (the forward's arguments arrive as given).
 void PrepareGradOp(OpCall& call, const char* op) {
-  OF_CHECK(call.tensor(0)->dtype() == call.tensor(1)->dtype(), RuntimeError, op,
+  const TensorImplPtr& gy = call.tensor(grad_arg::grad_output);
+  const TensorImplPtr& operand = call.tensor(grad_arg::weight);
+  OF_CHECK(gy->dtype() == operand->dtype(), RuntimeError, op,
            "(): expected grad_output and its operand to have the same dtype, but got ",
-           DTypeName(call.tensor(0)->dtype()), " and ", DTypeName(call.tensor(1)->dtype()));
-  const int64_t ns = call.tensor(0)->ndim() - 2;
-  call.args[3] = ExpandParam(call.args[3].int_list(), ns, "stride", op);
-  call.args[4] = ExpandParam(call.args[4].int_list(), ns, "padding", op);
-  call.args[5] = ExpandParam(call.args[5].int_list(), ns, "dilation", op);
+           DTypeName(gy->dtype()), " and ", DTypeName(operand->dtype()));
+  const int64_t ns = gy->ndim() - 2;
+  call.args[grad_arg::stride] = ExpandParam(call.get(grad_arg::stride), ns, "stride", op);
+  call.args[grad_arg::padding] = ExpandParam(call.get(grad_arg::padding), ns, "padding", op);
+  call.args[grad_arg::dilation] = ExpandParam(call.get(grad_arg::dilation), ns, "dilation", op);
 }
 
 OF_OP(
@@ -341,15 +337,17 @@ OF_OP(
     "int[] stride, int[] padding, int[] dilation, bool transposed, int groups) -> Tensor")
     .Infer([](OpCall& call) {
       PrepareGradOp(call, "convolution_input_backward");
-      call.compute_dtype = call.tensor(0)->dtype();
-      const DimVector& size = call.args[2].int_list();
-      call.out_meta = {{size, call.compute_dtype,
-                        FormatStrides(size, ConvFormat(*call.tensor(0), *call.tensor(1)))}};
+      const TensorImplPtr& gy = call.tensor(arg::convolution_input_backward::grad_output);
+      const TensorImplPtr& w = call.tensor(arg::convolution_input_backward::weight);
+      call.compute_dtype = gy->dtype();
+      const DimVector& size = call.args[arg::convolution_input_backward::input_size].int_list();
+      call.out_meta = {{size, call.compute_dtype, FormatStrides(size, ConvFormat(*gy, *w))}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
       // gx = B_x^T(gy; w): linear in gy (gradient B(ggx, w)) and in w.
-      const TensorImplPtr ggx = c.grad(), gy = c.input(0), w = c.input(1);
-      const ConvParams p = GradParams(c.args, gy->ndim() - 2);
+      const TensorImplPtr ggx = c.grad(), gy = c.get(arg::convolution_input_backward::grad_output),
+                          w = c.get(arg::convolution_input_backward::weight);
+      const ConvParams p = GradParams(c, gy->ndim() - 2);
       TensorImplPtr dgy, dw;
       if (c.needs_grad[0]) dgy = CallConvolution(ggx, w, nullptr, p, gy->shape());
       if (c.needs_grad[1]) dw = CallWeightBackward(gy, ggx, w->shape(), p, false).first;
@@ -364,24 +362,28 @@ OF_OP(
     "(Tensor, Tensor)")
     .Infer([](OpCall& call) {
       PrepareGradOp(call, "convolution_weight_backward");
-      const DimVector& ws = call.args[2].int_list();
-      const bool transposed = call.args[6].to_bool();
-      const int64_t out_channels = transposed ? ws[1] * call.args[7].to_int() : ws[0];
-      call.compute_dtype = call.tensor(0)->dtype();
-      call.out_meta = {
-          {ws, call.compute_dtype, FormatStrides(ws, ConvFormat(*call.tensor(0), *call.tensor(1)))},
-          {{call.args[8].to_bool() ? out_channels : 0}, call.compute_dtype}};
+      namespace a = arg::convolution_weight_backward;
+      const TensorImplPtr& gy = call.tensor(a::grad_output);
+      const TensorImplPtr& x = call.tensor(a::input);
+      const DimVector& ws = call.args[a::weight_size].int_list();
+      const bool transposed = call.get(a::transposed);
+      const int64_t out_channels = transposed ? ws[1] * call.get(a::groups) : ws[0];
+      call.compute_dtype = gy->dtype();
+      call.out_meta = {{ws, call.compute_dtype, FormatStrides(ws, ConvFormat(*gy, *x))},
+                       {{call.get(a::bias) ? out_channels : 0}, call.compute_dtype}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
       // (gw, gb) = (B_w^T(gy; x), sum(gy)): linear in gy (gradient B(x, ggw) +
       // ggb) and in x.
-      const TensorImplPtr gy = c.input(0), x = c.input(1);
-      const ConvParams p = GradParams(c.args, gy->ndim() - 2);
+      namespace a = arg::convolution_weight_backward;
+      const TensorImplPtr gy = c.get(a::grad_output), x = c.get(a::input);
+      const ConvParams p = GradParams(c, gy->ndim() - 2);
       TensorImplPtr ggw = c.grads[0];
-      TensorImplPtr ggb = c.arg(8).to_bool() ? c.grads[1] : nullptr;
+      TensorImplPtr ggb = c.get(a::bias) ? c.grads[1] : nullptr;
       TensorImplPtr dgy, dx;
       if (c.needs_grad[0] && (ggw || ggb)) {
-        if (!ggw) ggw = Full(c.arg(2).int_list(), Scalar::Int(0), gy->dtype(), gy->device());
+        if (!ggw)
+          ggw = Full(c.arg(a::weight_size).int_list(), Scalar::Int(0), gy->dtype(), gy->device());
         dgy = CallConvolution(x, ggw, ggb, p, gy->shape());
       }
       if (c.needs_grad[1] && ggw) dx = CallInputBackward(gy, ggw, x->shape(), p);
@@ -401,48 +403,52 @@ TensorImplPtr RunConv(const std::string& op, int64_t ns, TensorImplPtr input,
            ns + 2, "D (batched) input to ", op,
            ", but got input of size: ", ShapeToString(input->shape()));
   const bool unbatched = nd == ns + 1;
-  if (unbatched) input = Call("unsqueeze", {input, int64_t{0}});
+  if (unbatched) input = ops::unsqueeze(input, 0);
   OF_CHECK(weight->ndim() == ns + 2, RuntimeError, op, "(): expected a ", ns + 2,
            "-D weight, but got weight of size ", ShapeToString(weight->shape()));
   CheckConv(op, input, weight, bias, p);
-  TensorImplPtr out =
-      Call("convolution", {input, weight, bias ? Value(bias) : Value(), p.stride, p.padding,
-                           p.dilation, p.transposed, p.output_padding, p.groups});
-  if (unbatched) out = Call("squeeze", {out, DimVector{0}});
+  TensorImplPtr out = ops::convolution(input, weight, bias, p.stride, p.padding, p.dilation,
+                                       p.transposed, p.output_padding, p.groups);
+  if (unbatched) out = ops::squeeze(out, DimVector{0});
   return out;
 }
 
+// conv1d, conv2d and conv3d (their arguments at the same places: conv1d's names).
 template <int N>
 void ConvNd(OpCall& call) {
+  namespace a = arg::conv1d;
   ConvParams p;
-  p.stride = call.args[3].int_list();
-  p.padding = call.args[4].int_list();
-  p.dilation = call.args[5].int_list();
-  p.groups = call.args[6].to_int();
+  p.stride = call.get(a::stride);
+  p.padding = call.get(a::padding);
+  p.dilation = call.get(a::dilation);
+  p.groups = call.get(a::groups);
   p.output_padding.assign(N, 0);
   call.outputs = {
-      RunConv(call.name(), N, call.tensor(0), call.tensor(1), OptionalTensor(call.args[2]), p)};
+      RunConv(call.name(), N, call.tensor(a::input), call.tensor(a::weight), call.get(a::bias), p)};
 }
 
 // padding='valid' (none) or 'same' (the output has the input's size; stride
 // must be 1). 'same' needs dilation * (k - 1) padding in total per dim; when
 // that is odd PyTorch puts the extra element at the end. A convolution only
 // pads symmetrically, so such dims are padded by the larger half on both
-// sides and the one surplus output at the start is cut off.
+// sides and the one surplus output at the start is cut off. (conv1d.padding,
+// conv2d.padding and conv3d.padding: conv1d.padding's names.)
 template <int N>
 void ConvNdPaddingMode(OpCall& call) {
+  namespace a = arg::conv1d_padding;
   const std::string op = call.name();
-  const std::string& mode = call.args[4].str();
+  const std::string& mode = call.args[a::padding].str();
   ConvParams p;
-  p.stride = ExpandParam(call.args[3].int_list(), N, "stride", op);
-  p.dilation = ExpandParam(call.args[5].int_list(), N, "dilation", op);
-  p.groups = call.args[6].to_int();
+  p.stride = ExpandParam(call.get(a::stride), N, "stride", op);
+  p.dilation = ExpandParam(call.get(a::dilation), N, "dilation", op);
+  p.groups = call.get(a::groups);
   p.output_padding.assign(N, 0);
   p.padding.assign(N, 0);
-  const TensorImplPtr& input = call.tensor(0);
-  const TensorImplPtr& weight = call.tensor(1);
+  const TensorImplPtr& input = call.tensor(a::input);
+  const TensorImplPtr& weight = call.tensor(a::weight);
+  const TensorImplPtr bias = call.get(a::bias);
   if (mode == "valid") {
-    call.outputs = {RunConv(op, N, input, weight, OptionalTensor(call.args[2]), p)};
+    call.outputs = {RunConv(op, N, input, weight, bias, p)};
     return;
   }
   OF_CHECK(mode == "same", RuntimeError, op, "(): Invalid padding string: '", mode,
@@ -462,28 +468,30 @@ void ConvNdPaddingMode(OpCall& call) {
     p.padding[i] = total - left;
     surplus[i] = p.padding[i] - left;
   }
-  TensorImplPtr out = RunConv(op, N, input, weight, OptionalTensor(call.args[2]), p);
+  TensorImplPtr out = RunConv(op, N, input, weight, bias, p);
   const int64_t first_spatial = out->ndim() - N;
   for (int i = 0; i < N; ++i) {
     if (surplus[i] == 0) continue;
     const int64_t d = first_spatial + i;
-    out = Call("narrow", {out, d, surplus[i], out->shape()[d] - surplus[i]});
+    out = ops::narrow(out, d, surplus[i], out->shape()[d] - surplus[i]);
   }
-  if (!out->is_contiguous()) out = Call("contiguous", {out});
+  if (!out->is_contiguous()) out = ops::contiguous(out);
   call.outputs = {out};
 }
 
+// conv_transpose1d/2d/3d (their arguments at the same places: conv_transpose1d's names).
 template <int N>
 void ConvTransposeNd(OpCall& call) {
+  namespace a = arg::conv_transpose1d;
   ConvParams p;
-  p.stride = call.args[3].int_list();
-  p.padding = call.args[4].int_list();
-  p.output_padding = call.args[5].int_list();
-  p.groups = call.args[6].to_int();
-  p.dilation = call.args[7].int_list();
+  p.stride = call.get(a::stride);
+  p.padding = call.get(a::padding);
+  p.output_padding = call.get(a::output_padding);
+  p.groups = call.get(a::groups);
+  p.dilation = call.get(a::dilation);
   p.transposed = true;
   call.outputs = {
-      RunConv(call.name(), N, call.tensor(0), call.tensor(1), OptionalTensor(call.args[2]), p)};
+      RunConv(call.name(), N, call.tensor(a::input), call.tensor(a::weight), call.get(a::bias), p)};
 }
 
 OF_OP(

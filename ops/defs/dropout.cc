@@ -30,18 +30,18 @@ double Scale(double p) { return p >= 1.0 ? 0.0 : 1.0 / (1.0 - p); }
 // (output, mask): mask is true where the element was kept.
 OF_OP("native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& x = call.tensor(0);
+      const TensorImplPtr& x = call.tensor(arg::native_dropout::input);
       CheckFloating(x, "native_dropout");
-      CheckP(call.args[1].to_double(), "native_dropout");
+      CheckP(call.get(arg::native_dropout::p), "native_dropout");
       call.compute_dtype = x->dtype();
       call.out_meta = {{x->shape(), x->dtype()}, {x->shape(), DType::kBool}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr mask = c.output(1), g = c.grad(0);
-      const bool train = c.arg(2).is_none() || c.arg(2).to_bool();
-      const double scale = train ? Scale(c.arg(1).to_double()) : 1.0;
+      const bool train = c.get(arg::native_dropout::train).value_or(true);
+      const double scale = train ? Scale(c.get(arg::native_dropout::p)) : 1.0;
       if (GradMode::is_enabled()) return {Mul(Mul(g, mask), Num(scale))};
-      return {Call("native_dropout_backward", {g, mask, scale})};
+      return {ops::native_dropout_backward(g, mask, scale)};
     })
     .Sbp(sbp::Family("random"))
     .Autocast(amp::kNone)
@@ -50,11 +50,12 @@ OF_OP("native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)")
 // grad_output * mask * scale.
 OF_OP("native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& g = call.tensor(0);
-      OF_CHECK(call.tensor(1)->shape() == g->shape() && call.tensor(1)->dtype() == DType::kBool,
-               RuntimeError, "native_dropout_backward: mask must be a bool tensor of size ",
-               ShapeToString(g->shape()), ", but got ", DTypeName(call.tensor(1)->dtype()),
-               " of size ", ShapeToString(call.tensor(1)->shape()));
+      const TensorImplPtr& g = call.tensor(arg::native_dropout_backward::grad_output);
+      const TensorImplPtr& mask = call.tensor(arg::native_dropout_backward::mask);
+      OF_CHECK(mask->shape() == g->shape() && mask->dtype() == DType::kBool, RuntimeError,
+               "native_dropout_backward: mask must be a bool tensor of size ",
+               ShapeToString(g->shape()), ", but got ", DTypeName(mask->dtype()), " of size ",
+               ShapeToString(mask->shape()));
       call.compute_dtype = g->dtype();
       call.out_meta = {{g->shape(), g->dtype()}};
     })
@@ -63,39 +64,42 @@ OF_OP("native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> 
     .Autocast(amp::kNone)
     .Traits(kRandom);
 
+// dropout, dropout_, feature_dropout and feature_dropout_: same argument indices.
 bool Identity(const OpCall& call) {
-  return !call.args[2].to_bool() || call.args[1].to_double() == 0.0;
+  return !call.get(arg::dropout::train) || call.get(arg::dropout::p) == 0.0;
 }
 
 // The dropout of `x` (not in place) in training with 0 < p.
 TensorImplPtr Dropped(const TensorImplPtr& x, double p) {
   if (p >= 1.0) return Mul(x, Num(0.0));
-  return CallAll("native_dropout", {x, p, true})[0].tensor();
+  return ops::native_dropout(x, p, true)[0];
 }
 
-OF_OP("dropout(Tensor input, float p, bool train) -> Tensor").Composite([](OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  CheckP(call.args[1].to_double(), "dropout");
-  if (Identity(call)) {
-    call.outputs = {x};
-    return;
-  }
-  CheckFloating(x, "dropout");
-  call.outputs = {Dropped(x, call.args[1].to_double())};
-})
+OF_OP("dropout(Tensor input, float p, bool train) -> Tensor")
+    .Composite([](OpCall& call) {
+      const TensorImplPtr& x = call.tensor(arg::dropout::input);
+      CheckP(call.get(arg::dropout::p), "dropout");
+      if (Identity(call)) {
+        call.outputs = {x};
+        return;
+      }
+      CheckFloating(x, "dropout");
+      call.outputs = {Dropped(x, call.get(arg::dropout::p))};
+    })
     .Sbp(sbp::Family("dropout"))
     .Autocast(amp::kNone)
     .Traits(kRandom);
 
-OF_OP("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)").Composite([](OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  CheckP(call.args[1].to_double(), "dropout_");
-  if (!Identity(call)) {
-    CheckFloating(x, "dropout_");
-    Call("copy_", {x, Dropped(x, call.args[1].to_double())});
-  }
-  call.outputs = {x};
-})
+OF_OP("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)")
+    .Composite([](OpCall& call) {
+      const TensorImplPtr& x = call.tensor(arg::dropout_::self);
+      CheckP(call.get(arg::dropout_::p), "dropout_");
+      if (!Identity(call)) {
+        CheckFloating(x, "dropout_");
+        ops::copy_(x, Dropped(x, call.get(arg::dropout_::p)));
+      }
+      call.outputs = {x};
+    })
     .Sbp(sbp::Family("random_inplace"))
     .Autocast(amp::kNone)
     .Traits(kRandom);
@@ -114,25 +118,27 @@ TensorImplPtr FeatureNoise(const TensorImplPtr& x, double p, const char* op) {
   return Dropped(ones, p);
 }
 
-OF_OP("feature_dropout(Tensor input, float p, bool train) -> Tensor").Composite([](OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  CheckP(call.args[1].to_double(), "feature_dropout");
-  if (Identity(call)) {
-    call.outputs = {x};
-    return;
-  }
-  call.outputs = {Mul(x, FeatureNoise(x, call.args[1].to_double(), "feature_dropout"))};
-})
+OF_OP("feature_dropout(Tensor input, float p, bool train) -> Tensor")
+    .Composite([](OpCall& call) {
+      const TensorImplPtr& x = call.tensor(arg::feature_dropout::input);
+      CheckP(call.get(arg::feature_dropout::p), "feature_dropout");
+      if (Identity(call)) {
+        call.outputs = {x};
+        return;
+      }
+      call.outputs = {
+          Mul(x, FeatureNoise(x, call.get(arg::feature_dropout::p), "feature_dropout"))};
+    })
     .Sbp(sbp::Family("dropout"))
     .Autocast(amp::kNone)
     .Traits(kRandom);
 
 OF_OP("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)")
     .Composite([](OpCall& call) {
-      const TensorImplPtr& x = call.tensor(0);
-      CheckP(call.args[1].to_double(), "feature_dropout_");
+      const TensorImplPtr& x = call.tensor(arg::feature_dropout_::self);
+      CheckP(call.get(arg::feature_dropout_::p), "feature_dropout_");
       if (!Identity(call)) {
-        Call("mul_", {x, FeatureNoise(x, call.args[1].to_double(), "feature_dropout_")});
+        ops::mul_(x, FeatureNoise(x, call.get(arg::feature_dropout_::p), "feature_dropout_"));
       }
       call.outputs = {x};
     })

@@ -45,12 +45,13 @@ OF_OP(
     "embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, "
     "bool sparse=False) -> Tensor")
     .Infer([](OpCall& call) {
-      const TensorImplPtr &w = call.tensor(0), &idx = call.tensor(1);
+      const TensorImplPtr &w = call.tensor(arg::embedding::weight),
+                          &idx = call.tensor(arg::embedding::indices);
       OF_CHECK(w->ndim() == 2, RuntimeError,
                "embedding: 'weight' must be 2-D, but got weight of size ",
                ShapeToString(w->shape()));
       CheckIndices(idx, "embedding", "indices");
-      OF_CHECK(!call.args[4].to_bool(), NotImplementedError,
+      OF_CHECK(!call.get(arg::embedding::sparse), NotImplementedError,
                "embedding: sparse=True (sparse gradients) is not supported");
       DimVector shape = idx->shape();
       shape.push_back(w->shape()[1]);
@@ -58,23 +59,24 @@ OF_OP(
       call.out_meta = {{shape, w->dtype()}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
-      TensorImplPtr w = c.input(0), idx = c.input(1), g = c.grad();
-      const int64_t num = w->shape()[0], padding = c.int_arg(2);
-      const bool by_freq = c.arg(3).to_bool();
+      TensorImplPtr w = c.get(arg::embedding::weight), idx = c.get(arg::embedding::indices),
+                    g = c.grad();
+      const int64_t num = w->shape()[0], padding = c.get(arg::embedding::padding_idx);
+      const bool by_freq = c.get(arg::embedding::scale_grad_by_freq);
       if (!GradMode::is_enabled()) {
-        return {Call("embedding_backward", {g, idx, num, padding, by_freq}), nullptr};
+        return {ops::embedding_backward(g, idx, num, padding, by_freq), nullptr};
       }
       // Differentiable in g: the rows scattered with index_put(accumulate=True).
       const int64_t d = w->shape()[1];
-      TensorImplPtr flat = Call("reshape", {idx, DimVector{-1}});
-      TensorImplPtr rows = Call("reshape", {g, DimVector{-1, d}});
+      TensorImplPtr flat = ops::reshape(idx, DimVector{-1});
+      TensorImplPtr rows = ops::reshape(g, DimVector{-1, d});
       if (padding >= 0) {
-        TensorImplPtr keep = Call("ne", {Call("unsqueeze", {flat, 1}), Int(padding)});
+        TensorImplPtr keep = ops::ne(ops::unsqueeze(flat, 1), Int(padding));
         rows = Mul(rows, keep);
       }
       if (by_freq) rows = Div(rows, Frequencies(idx, g->dtype()));
       TensorImplPtr zeros = Full({num, d}, Scalar::Int(0), g->dtype(), g->device());
-      return {Call("index_put", {zeros, std::vector<TensorImplPtr>{flat}, rows, true}), nullptr};
+      return {ops::index_put(zeros, TensorList{flat}, rows, true), nullptr};
     })
     .Sbp(sbp::Family("embedding"))
     .Autocast(amp::kNone);
@@ -84,14 +86,15 @@ OF_OP(
     "embedding_backward(Tensor grad, Tensor indices, int num_weights, int padding_idx, bool "
     "scale_grad_by_freq) -> Tensor")
     .Infer([](OpCall& call) {
-      const TensorImplPtr &g = call.tensor(0), &idx = call.tensor(1);
+      const TensorImplPtr &g = call.tensor(arg::embedding_backward::grad),
+                          &idx = call.tensor(arg::embedding_backward::indices);
       CheckIndices(idx, "embedding_backward", "indices");
       const int64_t d = g->ndim() == 0 ? 1 : g->shape().back();
       OF_CHECK(g->numel() == idx->numel() * d, RuntimeError, "embedding_backward: grad of size ",
                ShapeToString(g->shape()), " does not match indices of size ",
                ShapeToString(idx->shape()));
       call.compute_dtype = g->dtype();
-      call.out_meta = {{{call.args[2].to_int(), d}, g->dtype()}};
+      call.out_meta = {{{call.get(arg::embedding_backward::num_weights), d}, g->dtype()}};
     })
     .NonDifferentiable()
     .Sbp(sbp::NoSplitRuleYet())
@@ -103,7 +106,8 @@ OF_OP(
     "embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> "
     "Tensor(a!)")
     .Infer([](OpCall& call) {
-      const TensorImplPtr &w = call.tensor(0), &idx = call.tensor(1);
+      const TensorImplPtr &w = call.tensor(arg::embedding_renorm_::self),
+                          &idx = call.tensor(arg::embedding_renorm_::indices);
       OF_CHECK(w->ndim() == 2, RuntimeError,
                "embedding_renorm_: 'self' must be 2-D, but got self of size ",
                ShapeToString(w->shape()));
@@ -122,10 +126,10 @@ OF_OP(
 // values).
 OF_OP("one_hot(Tensor self, int num_classes=-1) -> Tensor")
     .Infer([](OpCall& call) {
-      OF_CHECK(call.tensor(0)->dtype() == DType::kInt64, RuntimeError,
+      const TensorImplPtr& self = call.tensor(arg::one_hot::self);
+      OF_CHECK(self->dtype() == DType::kInt64, RuntimeError,
                "one_hot is only applicable to index tensor of type LongTensor, but got ",
-               DTypeName(call.tensor(0)->dtype()), " (tensor of size ",
-               ShapeToString(call.tensor(0)->shape()), ")");
+               DTypeName(self->dtype()), " (tensor of size ", ShapeToString(self->shape()), ")");
       call.compute_dtype = DType::kInt64;
       call.out_meta.clear();
     })

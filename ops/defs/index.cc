@@ -37,13 +37,13 @@ int64_t SizeAt(const TensorImplPtr& t, int64_t d) { return t->ndim() == 0 ? 1 : 
 // ---- gather / scatter ------------------------------------------------------
 
 void InferGather(OpCall& call) {
-  const TensorImplPtr& self = call.tensor(0);
-  const TensorImplPtr& index = call.tensor(2);
+  const TensorImplPtr& self = call.tensor(arg::gather::self);
+  const TensorImplPtr& index = call.tensor(arg::gather::index);
   OF_CHECK(IsIndexDType(index->dtype()), RuntimeError,
            "gather(): Expected dtype int32/int64 for index");
   OF_CHECK(NonEmptyDim(index) == NonEmptyDim(self), RuntimeError,
            "gather(): Index tensor must have the same number of dimensions as input tensor");
-  const int64_t dim = WrapDim(call.args[1].to_int(), self->ndim());
+  const int64_t dim = WrapDim(call.get(arg::gather::dim), self->ndim());
   if (index->numel() > 0) {
     for (int64_t d = 0; d < NonEmptyDim(self); ++d) {
       OF_CHECK(d == dim || SizeAt(index, d) <= SizeAt(self, d), RuntimeError,
@@ -61,29 +61,33 @@ OF_OP("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> 
     .Backward([](BackwardCtx& c) -> TensorList {
       if (!c.needs_grad[0]) return {nullptr, nullptr};
       TensorImplPtr g = c.grad();
-      TensorImplPtr zeros = Full(c.input(0)->shape(), Scalar::Int(0), g->dtype(), g->device());
-      return {Call("scatter_add", {zeros, c.int_arg(1), c.input(2), g}), nullptr};
+      TensorImplPtr zeros =
+          Full(c.get(arg::gather::self)->shape(), Scalar::Int(0), g->dtype(), g->device());
+      return {ops::scatter_add(zeros, c.get(arg::gather::dim), c.get(arg::gather::index), g),
+              nullptr};
     })
     .Sbp(sbp::Family("gather"))
     .Autocast(amp::kNone);
 
 // scatter.src, scatter.value and scatter_add (and their in-place twins). A
-// Python number given as scatter's src means scatter.value.
+// Python number given as scatter's src means scatter.value. The arguments of
+// all of them are those of scatter.src (scatter.value's `value` is its `src`).
 void InferScatter(OpCall& call) {
   const std::string name = BaseName(call);
-  const TensorImplPtr& self = call.tensor(0);
-  const TensorImplPtr& index = call.tensor(2);
+  const TensorImplPtr& self = call.tensor(arg::scatter_src::self);
+  const TensorImplPtr& index = call.tensor(arg::scatter_src::index);
   OF_CHECK(IsIndexDType(index->dtype()), RuntimeError, name,
            "(): Expected dtype int32/int64 for index");
-  const int64_t dim = WrapDim(call.args[1].to_int(), self->ndim());
+  const int64_t dim = WrapDim(call.get(arg::scatter_src::dim), self->ndim());
   TensorImplPtr src;
-  if (call.args[3].is_tensor()) {
-    if (call.args[3].is_wrapped_number()) {
+  Value& src_arg = call.args[arg::scatter_src::src];
+  if (src_arg.is_tensor()) {
+    if (src_arg.is_wrapped_number()) {
       OF_CHECK(name == "scatter", TypeError, name,
                "(): argument 'src' must be Tensor, not a Python number");
-      call.args[3] = Value(ToDType(call.tensor(3), self->dtype(), false), true);
+      src_arg = Value(ToDType(src_arg.tensor(), self->dtype(), false), true);
     } else {
-      src = call.tensor(3);
+      src = src_arg.tensor();
       OF_CHECK(src->dtype() == self->dtype(), RuntimeError, name,
                "(): Expected self.dtype to be equal to src.dtype");
     }
@@ -122,21 +126,27 @@ TensorImplPtr PadTo(TensorImplPtr t, const DimVector& shape) {
     if (sizes[d] == shape[d]) continue;
     const int64_t n = sizes[d];
     sizes[d] = shape[d];
-    t = Call("slice_backward", {t, sizes, static_cast<int64_t>(d), int64_t{0}, n, int64_t{1}});
+    t = ops::slice_backward(t, sizes, static_cast<int64_t>(d), int64_t{0}, n, 1);
   }
   return t;
 }
 
-// src's gradient: the output's gradient gathered where src was scattered to.
+// src's gradient: the output's gradient gathered where src was scattered to
+// (scatter.src and scatter_add, whose arguments are at the same places).
 TensorImplPtr ScatterSrcGrad(BackwardCtx& c, const TensorImplPtr& g) {
-  return PadTo(Call("gather", {g, c.int_arg(1), c.input(2)}), c.input(3)->shape());
+  return PadTo(ops::gather(g, c.get(arg::scatter_src::dim), c.get(arg::scatter_src::index)),
+               c.get(arg::scatter_src::src)->shape());
 }
 
-// The gradient of what scatter overwrote is zero; src's is gathered.
+// The gradient of what scatter overwrote is zero; src's is gathered
+// (scatter.src and scatter.value: self, dim and index are at the same places).
 TensorList ScatterGrad(BackwardCtx& c) {
   TensorImplPtr g = c.grad();
   TensorImplPtr gs, gsrc;
-  if (c.needs_grad[0]) gs = Call("scatter.value", {g, c.int_arg(1), c.input(2), Scalar::Int(0)});
+  if (c.needs_grad[0]) {
+    gs = ops::scatter_value(g, c.get(arg::scatter_src::dim), c.get(arg::scatter_src::index),
+                            Scalar::Int(0));
+  }
   if (c.needs_grad.size() > 2 && c.needs_grad[2]) gsrc = ScatterSrcGrad(c, g);
   TensorList out = {gs, nullptr};
   if (c.needs_grad.size() > 2) out.push_back(gsrc);
@@ -166,15 +176,15 @@ OF_OP_WITH_INPLACE("scatter_add(Tensor self, int dim, Tensor index, Tensor src) 
 // ---- index_select ------------------------------------------------------------
 
 void InferIndexSelect(OpCall& call) {
-  const TensorImplPtr& self = call.tensor(0);
-  const TensorImplPtr& index = call.tensor(2);
-  OF_CHECK(call.args[3].int_list() == self->shape(), RuntimeError, "_index_select(): self_sizes ",
-           ShapeToString(call.args[3].int_list()), " is not self's shape ",
-           ShapeToString(self->shape()));
+  const TensorImplPtr& self = call.tensor(arg::_index_select::self);
+  const TensorImplPtr& index = call.tensor(arg::_index_select::index);
+  const DimVector& self_sizes = call.args[arg::_index_select::self_sizes].int_list();
+  OF_CHECK(self_sizes == self->shape(), RuntimeError, "_index_select(): self_sizes ",
+           ShapeToString(self_sizes), " is not self's shape ", ShapeToString(self->shape()));
   OF_CHECK(index->ndim() <= 1, IndexError, "index_select(): Index is supposed to be a vector");
   OF_CHECK(IsIndexDType(index->dtype()), RuntimeError,
            "index_select(): Expected dtype int32 or int64 for index");
-  const int64_t dim = WrapDim(call.args[1].to_int(), self->ndim());
+  const int64_t dim = WrapDim(call.get(arg::_index_select::dim), self->ndim());
   DimVector shape = self->shape();
   if (self->ndim() == 0) {
     OF_CHECK(index->numel() == 1, RuntimeError,
@@ -191,17 +201,21 @@ void InferIndexSelect(OpCall& call) {
 // self.shape): the backward formula needs only self's shape, not self (which
 // may change in place before the backward pass), as in PyTorch.
 void IndexSelect(OpCall& call) {
-  call.outputs = {
-      Call("_index_select", {call.args[0], call.args[1], call.args[2], call.tensor(0)->shape()})};
+  call.outputs = {ops::_index_select(
+      call.args[arg::index_select::self], call.get(arg::index_select::dim),
+      call.args[arg::index_select::index], call.tensor(arg::index_select::self)->shape())};
 }
-OF_OP("index_select(Tensor self, int dim, Tensor index) -> Tensor").Composite(IndexSelect)
+OF_OP("index_select(Tensor self, int dim, Tensor index) -> Tensor")
+    .Composite(IndexSelect)
     .Sbp(sbp::Family("index_select"))
     .Autocast(amp::kNone);
 OF_OP("_index_select(Tensor self, int dim, Tensor index, int[] self_sizes) -> Tensor")
     .Infer(InferIndexSelect)
     .Backward([](BackwardCtx& c) -> TensorList {
       if (!c.needs_grad[0]) return {nullptr, nullptr};
-      return {Call("index_select_backward", {c.grad(), c.arg(3), c.int_arg(1), c.input(2)}),
+      return {ops::index_select_backward(c.grad(), c.get(arg::_index_select::self_sizes),
+                                         c.get(arg::_index_select::dim),
+                                         c.get(arg::_index_select::index)),
               nullptr};
     })
     .Sbp(sbp::NoSplitRuleYet())
@@ -210,13 +224,16 @@ OF_OP("_index_select(Tensor self, int dim, Tensor index, int[] self_sizes) -> Te
 // Zeros of the input's shape with the gradient's slices added at the selected
 // positions.
 void InferIndexSelectBackward(OpCall& call) {
-  call.compute_dtype = call.tensor(0)->dtype();
-  call.out_meta = {{call.args[1].int_list(), call.compute_dtype}};
+  call.compute_dtype = call.tensor(arg::index_select_backward::grad)->dtype();
+  call.out_meta = {
+      {call.args[arg::index_select_backward::self_sizes].int_list(), call.compute_dtype}};
 }
 OF_OP("index_select_backward(Tensor grad, int[] self_sizes, int dim, Tensor index) -> Tensor")
     .Infer(InferIndexSelectBackward)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Call("index_select", {c.grad(), c.int_arg(2), c.input(3)}), nullptr};
+      return {ops::index_select(c.grad(), c.get(arg::index_select_backward::dim),
+                                c.get(arg::index_select_backward::index)),
+              nullptr};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
@@ -230,31 +247,36 @@ void CheckBoolMask(const TensorImplPtr& mask, const std::string& what) {
 
 // masked_fill.Tensor/.Scalar (and in-place): the result broadcasts self with
 // the mask; the value is cast to self's dtype. A Python number given as the
-// value tensor is a Scalar.
+// value tensor is a Scalar. (Both overloads have their arguments at the same
+// places: those of masked_fill.Tensor are used.)
 void InferMaskedFill(OpCall& call) {
-  const TensorImplPtr& self = call.tensor(0);
-  CheckBoolMask(call.tensor(1), "masked_fill_");
-  if (call.args[2].is_tensor()) {
-    const TensorImplPtr& v = call.tensor(2);
+  const TensorImplPtr& self = call.tensor(arg::masked_fill_Tensor::self);
+  CheckBoolMask(call.tensor(arg::masked_fill_Tensor::mask), "masked_fill_");
+  Value& value = call.args[arg::masked_fill_Tensor::value];
+  if (value.is_tensor()) {
+    const TensorImplPtr& v = value.tensor();
     OF_CHECK(v->ndim() == 0, RuntimeError,
              "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
              v->ndim(), " dimension(s).");
     if (v->dtype() != self->dtype()) {
-      call.args[2] = Value(ToDType(v, self->dtype(), false), call.args[2].is_wrapped_number());
+      value = Value(ToDType(v, self->dtype(), false), value.is_wrapped_number());
     }
   }
   call.compute_dtype = self->dtype();
   call.out_meta = {
-      {BroadcastShapes(self->shape(), call.tensor(1)->shape(), "masked_fill"), self->dtype()}};
+      {BroadcastShapes(self->shape(), call.tensor(arg::masked_fill_Tensor::mask)->shape(),
+                       "masked_fill"),
+       self->dtype()}};
 }
 
+// masked_fill.Tensor and .Scalar (mask at the same place).
 TensorList MaskedFillGrad(BackwardCtx& c) {
   TensorImplPtr g = c.grad();
-  TensorImplPtr mask = c.input(1);
-  TensorList out = {
-      c.needs_grad[0] ? Call("masked_fill.Scalar", {g, mask, Scalar::Int(0)}) : nullptr, nullptr};
+  TensorImplPtr mask = c.get(arg::masked_fill_Tensor::mask);
+  TensorList out = {c.needs_grad[0] ? ops::masked_fill_Scalar(g, mask, Scalar::Int(0)) : nullptr,
+                    nullptr};
   if (c.needs_grad.size() > 2) {
-    out.push_back(c.needs_grad[2] ? Call("sum", {Call("where", {mask, g, Num(0)})}) : nullptr);
+    out.push_back(c.needs_grad[2] ? ops::sum(ops::where(mask, g, Num(0))) : nullptr);
   }
   return out;
 }
@@ -274,56 +296,63 @@ OF_OP_WITH_INPLACE("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -
 
 // masked_select's output size depends on the mask: its kernel allocates it.
 void InferMaskedSelect(OpCall& call) {
-  OF_CHECK(call.tensor(1)->dtype() == DType::kBool, RuntimeError,
+  const TensorImplPtr& self = call.tensor(arg::masked_select::self);
+  const TensorImplPtr& mask = call.tensor(arg::masked_select::mask);
+  OF_CHECK(mask->dtype() == DType::kBool, RuntimeError,
            "masked_select: expected BoolTensor for mask");
-  BroadcastShapes(call.tensor(0)->shape(), call.tensor(1)->shape(), "masked_select");
-  call.compute_dtype = call.tensor(0)->dtype();
+  BroadcastShapes(self->shape(), mask->shape(), "masked_select");
+  call.compute_dtype = self->dtype();
 }
 OF_OP("masked_select(Tensor self, Tensor mask) -> Tensor")
     .Infer(InferMaskedSelect)
     .Backward([](BackwardCtx& c) -> TensorList {
       if (!c.needs_grad[0]) return {nullptr, nullptr};
       // Of the broadcast shape; the dispatcher sums it back to self's.
-      return {Call("masked_select_backward", {c.grad(), c.input(1), c.input(0)->shape()}), nullptr};
+      return {ops::masked_select_backward(c.grad(), c.get(arg::masked_select::mask),
+                                          c.get(arg::masked_select::self)->shape()),
+              nullptr};
     })
     .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
     .Autocast(amp::kNone);
 
 // Zeros of broadcast(sizes, mask) with `grad` written, in order, where the mask is true.
 void InferMaskedSelectBackward(OpCall& call) {
-  call.compute_dtype = call.tensor(0)->dtype();
-  call.out_meta = {
-      {BroadcastShapes(call.args[2].int_list(), call.tensor(1)->shape(), "masked_select_backward"),
-       call.compute_dtype}};
+  call.compute_dtype = call.tensor(arg::masked_select_backward::grad)->dtype();
+  call.out_meta = {{BroadcastShapes(call.args[arg::masked_select_backward::sizes].int_list(),
+                                    call.tensor(arg::masked_select_backward::mask)->shape(),
+                                    "masked_select_backward"),
+                    call.compute_dtype}};
 }
 OF_OP("masked_select_backward(Tensor grad, Tensor mask, int[] sizes) -> Tensor")
     .Infer(InferMaskedSelectBackward)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Call("masked_select", {c.grad(), c.input(1)}), nullptr};
+      return {ops::masked_select(c.grad(), c.get(arg::masked_select_backward::mask)), nullptr};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // ---- nonzero -------------------------------------------------------------------
 
-void InferNonzero(OpCall& call) { call.compute_dtype = call.tensor(0)->dtype(); }
-OF_OP("nonzero(Tensor self) -> Tensor").Infer(InferNonzero).NonDifferentiable()
+void InferNonzero(OpCall& call) { call.compute_dtype = call.tensor(arg::nonzero::self)->dtype(); }
+OF_OP("nonzero(Tensor self) -> Tensor")
+    .Infer(InferNonzero)
+    .NonDifferentiable()
     .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
     .Autocast(amp::kNone);
 
 // nonzero(as_tuple=True): one 1-D tensor of positions per dim (a scalar counts
 // as 1-D); as_tuple=False gives nonzero(self) alone.
 void NonzeroAsTuple(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  if (!call.args[1].to_bool()) {
-    call.outputs = {Call("nonzero", {x})};
+  const TensorImplPtr& x = call.tensor(arg::nonzero_as_tuple::self);
+  if (!call.get(arg::nonzero_as_tuple::as_tuple)) {
+    call.outputs = {ops::nonzero(x)};
     return;
   }
-  TensorImplPtr nz = Call("nonzero", {x->ndim() == 0 ? Reshape(x, {1}) : x});
-  for (int64_t d = 0; d < nz->shape()[1]; ++d)
-    call.outputs.push_back(Call("select", {nz, int64_t{1}, d}));
+  TensorImplPtr nz = ops::nonzero(x->ndim() == 0 ? Reshape(x, {1}) : x);
+  for (int64_t d = 0; d < nz->shape()[1]; ++d) call.outputs.push_back(ops::select(nz, 1, d));
 }
-OF_OP("nonzero.as_tuple(Tensor self, *, bool as_tuple) -> Tensor[]").Composite(NonzeroAsTuple)
+OF_OP("nonzero.as_tuple(Tensor self, *, bool as_tuple) -> Tensor[]")
+    .Composite(NonzeroAsTuple)
     .Sbp(sbp::BroadcastOnly("the output size depends on the values of the whole tensor"))
     .Autocast(amp::kNone);
 
@@ -368,7 +397,7 @@ ResolvedIndices ResolveIndices(const DimVector& self_shape, const TensorList& in
                  " does not match the shape of the indexed tensor ", ShapeToString(self_shape),
                  " at index ", start + j);
       }
-      TensorImplPtr nz = Call("nonzero", {t});
+      TensorImplPtr nz = ops::nonzero(t);
       for (int64_t j = 0; j < t->ndim(); ++j) {
         positions.push_back(Select(nz, 1, j));
         r.dims.push_back(start + j);
@@ -422,10 +451,12 @@ ResolvedIndices ResolveIndices(const DimVector& self_shape, const TensorList& in
   return r;
 }
 
-// Replaces the index tensors and dims of the call by their resolved form.
+// Replaces the index tensors and dims of the call by their resolved form
+// (_index and index_put: self is argument 0 of both).
 ResolvedIndices ResolveCallIndices(OpCall& call, int indices_arg, int dims_arg) {
-  ResolvedIndices r = ResolveIndices(call.tensor(0)->shape(), call.args[indices_arg].tensors(),
-                                     call.args[dims_arg], BaseName(call));
+  ResolvedIndices r =
+      ResolveIndices(call.tensor(arg::_index::self)->shape(), call.args[indices_arg].tensors(),
+                     call.args[dims_arg], BaseName(call));
   call.args[indices_arg] = Value(r.indices);
   call.args[dims_arg] = Value(r.dims);
   return r;
@@ -434,11 +465,11 @@ ResolvedIndices ResolveCallIndices(OpCall& call, int indices_arg, int dims_arg) 
 // self_sizes is self's shape: the backward formula needs only that, not self
 // (which `t[i] += 1` changes in place before the backward pass).
 void InferIndex(OpCall& call) {
-  const TensorImplPtr& self = call.tensor(0);
-  OF_CHECK(call.args[3].int_list() == self->shape(), RuntimeError, "_index(): self_sizes ",
-           ShapeToString(call.args[3].int_list()), " is not self's shape ",
-           ShapeToString(self->shape()));
-  ResolvedIndices r = ResolveCallIndices(call, 1, 2);
+  const TensorImplPtr& self = call.tensor(arg::_index::self);
+  const DimVector& self_sizes = call.args[arg::_index::self_sizes].int_list();
+  OF_CHECK(self_sizes == self->shape(), RuntimeError, "_index(): self_sizes ",
+           ShapeToString(self_sizes), " is not self's shape ", ShapeToString(self->shape()));
+  ResolvedIndices r = ResolveCallIndices(call, arg::_index::indices, arg::_index::dims);
   call.compute_dtype = self->dtype();
   call.out_meta = {{r.result, call.compute_dtype}};
 }
@@ -446,12 +477,13 @@ void InferIndex(OpCall& call) {
 OF_OP("_index(Tensor self, Tensor[] indices, int[]? dims, int[] self_sizes) -> Tensor")
     .Infer(InferIndex)
     .Backward([](BackwardCtx& c) -> TensorList {
-      TensorList indices = c.input_list(1);
+      TensorList indices = c.get(arg::_index::indices);
       TensorList out(1 + indices.size());
       if (c.needs_grad[0]) {
         TensorImplPtr g = c.grad();
-        TensorImplPtr zeros = Full(c.arg(3).int_list(), Scalar::Int(0), g->dtype(), g->device());
-        out[0] = Call("index_put", {zeros, indices, g, true, c.arg(2)});
+        TensorImplPtr zeros = Full(c.arg(arg::_index::self_sizes).int_list(), Scalar::Int(0),
+                                   g->dtype(), g->device());
+        out[0] = ops::index_put(zeros, indices, g, true, c.get(arg::_index::dims));
       }
       return out;
     })
@@ -462,12 +494,13 @@ OF_OP("_index(Tensor self, Tensor[] indices, int[]? dims, int[] self_sizes) -> T
 // (broadcast to the shape of self[indices], of self's dtype) written (or added)
 // at the indexed positions.
 void InferIndexPut(OpCall& call) {
-  const TensorImplPtr& self = call.tensor(0);
-  ResolvedIndices r = ResolveCallIndices(call, 1, 4);
-  if (call.args[2].is_wrapped_number() && call.tensor(2)->dtype() != self->dtype()) {
-    call.args[2] = Value(ToDType(call.tensor(2), self->dtype(), false), true);
+  const TensorImplPtr& self = call.tensor(arg::index_put::self);
+  ResolvedIndices r = ResolveCallIndices(call, arg::index_put::indices, arg::index_put::dims);
+  Value& values = call.args[arg::index_put::values];
+  if (values.is_wrapped_number() && values.tensor()->dtype() != self->dtype()) {
+    values = Value(ToDType(values.tensor(), self->dtype(), false), true);
   }
-  const TensorImplPtr& v = call.tensor(2);
+  const TensorImplPtr& v = values.tensor();
   OF_CHECK(v->dtype() == self->dtype(), RuntimeError,
            "Index put requires the source and destination dtypes match, got ",
            DTypeName(self->dtype()), " for the destination and ", DTypeName(v->dtype()),
@@ -484,20 +517,21 @@ void InferIndexPut(OpCall& call) {
 }
 
 TensorList IndexPutGrad(BackwardCtx& c) {
-  TensorList indices = c.input_list(1);
+  TensorList indices = c.get(arg::index_put::indices);
   TensorImplPtr g = c.grad();
   TensorList out(2 + indices.size());
-  const bool accumulate = c.arg(3).to_bool();
+  const bool accumulate = c.get(arg::index_put::accumulate);
   if (c.needs_grad[0]) {
     out[0] = accumulate
                  ? g
-                 : Call("index_put", {g, indices, Full({}, Scalar::Int(0), g->dtype(), g->device()),
-                                      false, c.arg(4)});
+                 : ops::index_put(g, indices, Full({}, Scalar::Int(0), g->dtype(), g->device()),
+                                  false, c.get(arg::index_put::dims));
   }
   // Of the indexed shape; the dispatcher sums it back to the values' shape.
   if (c.needs_grad[1 + indices.size()]) {
-    out.back() = Call("_index", {g, indices, c.arg(4), g->shape()});
+    out.back() = ops::_index(g, indices, c.get(arg::index_put::dims), g->shape());
   }
+
   return out;
 }
 

@@ -78,12 +78,14 @@ void CheckExpandable(const TensorImplPtr& self, const DimVector& shape, const ch
            " cannot be expanded to the size of the product ", ShapeToString(shape));
 }
 
+// addmm and baddbmm (and their in-place twins) have the same indices.
 void CheckAddDTypes(const OpCall& call, const char* op) {
-  const TensorImplPtr& self = call.tensor(0);
-  CheckSameDType(call.tensor(1), call.tensor(2));
-  OF_CHECK(self->dtype() == call.tensor(2)->dtype(), RuntimeError, op,
+  const TensorImplPtr& self = call.tensor(arg::addmm::self);
+  const TensorImplPtr& mat2 = call.tensor(arg::addmm::mat2);
+  CheckSameDType(call.tensor(arg::addmm::mat1), mat2);
+  OF_CHECK(self->dtype() == mat2->dtype(), RuntimeError, op,
            "(): self and mat2 must have the same dtype, but got ", LegacyTypeName(self->dtype()),
-           " and ", LegacyTypeName(call.tensor(2)->dtype()));
+           " and ", LegacyTypeName(mat2->dtype()));
 }
 
 DimVector MmShape(const TensorImplPtr& a, const TensorImplPtr& b, const char* op,
@@ -107,33 +109,41 @@ DimVector BmmShape(const TensorImplPtr& a, const TensorImplPtr& b, const char* o
 }
 
 void InferMm(OpCall& call) {
-  DimVector shape = MmShape(call.tensor(0), call.tensor(1), "mm", "self");
-  CheckSameDType(call.tensor(0), call.tensor(1));
-  SetOutput(call, call.tensor(0)->dtype(), std::move(shape));
+  const TensorImplPtr &a = call.tensor(arg::mm::self), &b = call.tensor(arg::mm::mat2);
+  DimVector shape = MmShape(a, b, "mm", "self");
+  CheckSameDType(a, b);
+  SetOutput(call, a->dtype(), std::move(shape));
 }
 
 void InferBmm(OpCall& call) {
-  DimVector shape = BmmShape(call.tensor(0), call.tensor(1), "bmm");
-  CheckSameDType(call.tensor(0), call.tensor(1));
-  SetOutput(call, call.tensor(0)->dtype(), std::move(shape));
+  const TensorImplPtr &a = call.tensor(arg::bmm::self), &b = call.tensor(arg::bmm::mat2);
+  DimVector shape = BmmShape(a, b, "bmm");
+  CheckSameDType(a, b);
+  SetOutput(call, a->dtype(), std::move(shape));
 }
 
+// (addmm and addmm_ have the same indices.)
 void InferAddmm(OpCall& call) {
-  DimVector shape = MmShape(call.tensor(1), call.tensor(2), "addmm", "mat1");
-  CheckExpandable(call.tensor(0), shape, "addmm");
+  const TensorImplPtr& self = call.tensor(arg::addmm::self);
+  DimVector shape =
+      MmShape(call.tensor(arg::addmm::mat1), call.tensor(arg::addmm::mat2), "addmm", "mat1");
+  CheckExpandable(self, shape, "addmm");
   CheckAddDTypes(call, "addmm");
-  SetOutput(call, call.tensor(0)->dtype(), std::move(shape));
+  SetOutput(call, self->dtype(), std::move(shape));
 }
 
+// (baddbmm and baddbmm_ have the same indices.)
 void InferBaddbmm(OpCall& call) {
-  DimVector shape = BmmShape(call.tensor(1), call.tensor(2), "baddbmm");
-  CheckExpandable(call.tensor(0), shape, "baddbmm");
+  const TensorImplPtr& self = call.tensor(arg::baddbmm::self);
+  DimVector shape =
+      BmmShape(call.tensor(arg::baddbmm::batch1), call.tensor(arg::baddbmm::batch2), "baddbmm");
+  CheckExpandable(self, shape, "baddbmm");
   CheckAddDTypes(call, "baddbmm");
-  SetOutput(call, call.tensor(0)->dtype(), std::move(shape));
+  SetOutput(call, self->dtype(), std::move(shape));
 }
 
 void InferMv(OpCall& call) {
-  const TensorImplPtr &a = call.tensor(0), &v = call.tensor(1);
+  const TensorImplPtr &a = call.tensor(arg::mv::self), &v = call.tensor(arg::mv::vec);
   OF_CHECK(a->ndim() == 2 && v->ndim() == 1, RuntimeError,
            "mv(): expected a matrix and a vector, but got ", a->ndim(), "-D and ", v->ndim(),
            "-D tensors");
@@ -146,7 +156,7 @@ void InferMv(OpCall& call) {
 }
 
 void InferDot(OpCall& call) {
-  const TensorImplPtr &a = call.tensor(0), &b = call.tensor(1);
+  const TensorImplPtr &a = call.tensor(arg::dot::self), &b = call.tensor(arg::dot::tensor);
   OF_CHECK(a->ndim() == 1 && b->ndim() == 1, RuntimeError, "dot(): 1D tensors expected, but got ",
            a->ndim(), "D and ", b->ndim(), "D tensors");
   OF_CHECK(a->shape()[0] == b->shape()[0], RuntimeError,
@@ -163,7 +173,7 @@ void InferDot(OpCall& call) {
 // that the result drops again) and batched products whose batch dims
 // (all but the last two) broadcast.
 void InferMatmul(OpCall& call) {
-  const TensorImplPtr &a = call.tensor(0), &b = call.tensor(1);
+  const TensorImplPtr &a = call.tensor(arg::matmul::self), &b = call.tensor(arg::matmul::other);
   const int64_t an = a->ndim(), bn = b->ndim();
   OF_CHECK(an >= 1 && bn >= 1, RuntimeError,
            "both arguments to matmul need to be at least 1D, but they are ", an, "D and ", bn, "D");
@@ -182,8 +192,8 @@ void InferMatmul(OpCall& call) {
 
 // ---- backward --------------------------------------------------------------
 
-TensorImplPtr T2(const TensorImplPtr& t) { return Call("t", {t}); }
-TensorImplPtr MT(const TensorImplPtr& t) { return Call("transpose", {t, -2, -1}); }
+TensorImplPtr T2(const TensorImplPtr& t) { return ops::t(t); }
+TensorImplPtr MT(const TensorImplPtr& t) { return ops::transpose(t, -2, -1); }
 
 // a @ b, laid out like `like` (the operand whose gradient it is). When `like`
 // is a transposed matrix (column-major, as the weight in linear's x @ w.t()),
@@ -193,11 +203,11 @@ TensorImplPtr MT(const TensorImplPtr& t) { return Call("transpose", {t, -2, -1})
 TensorImplPtr MmLike(const TensorImplPtr& a, const TensorImplPtr& b, const TensorImplPtr& like) {
   const bool column_major = like->ndim() == 2 && like->shape()[0] > 1 && like->shape()[1] > 1 &&
                             like->stride()[0] == 1 && like->stride()[1] == like->shape()[0];
-  return column_major ? T2(Call("mm", {T2(b), T2(a)})) : Call("mm", {a, b});
+  return column_major ? T2(ops::mm(T2(b), T2(a))) : ops::mm(a, b);
 }
-TensorImplPtr Unsqueeze(const TensorImplPtr& t, int64_t dim) { return Call("unsqueeze", {t, dim}); }
+TensorImplPtr Unsqueeze(const TensorImplPtr& t, int64_t dim) { return ops::unsqueeze(t, dim); }
 TensorImplPtr SqueezeLast(const TensorImplPtr& t) {
-  return Call("squeeze", {t, DimVector{t->ndim() - 1}});
+  return ops::squeeze(t, DimVector{t->ndim() - 1});
 }
 
 bool IsOne(const Scalar& s) { return s.kind == Scalar::Kind::kBool ? s.b : s.d == 1.0; }
@@ -212,24 +222,26 @@ TensorImplPtr Scale(const TensorImplPtr& t, const Scalar& s) {
 // viewed as (1, k) and (k, 1), the gradient gets the dims the product dropped,
 // and the dispatcher sums the results over broadcast batch dims.
 TensorList MatmulGrad(BackwardCtx& c) {
-  const TensorImplPtr a = c.input(0), b = c.input(1);
+  const TensorImplPtr a = c.get(arg::matmul::self), b = c.get(arg::matmul::other);
   const bool a_vec = a->ndim() == 1, b_vec = b->ndim() == 1;
   TensorImplPtr g = c.grad();
   if (b_vec) g = Unsqueeze(g, g->ndim());
   if (a_vec) g = Unsqueeze(g, g->ndim() - 1);
   TensorImplPtr ga, gb;
   if (c.needs_grad[0]) {
-    ga = Call("matmul", {g, b_vec ? Unsqueeze(b, 0) : MT(b)});
-    if (a_vec) ga = Call("squeeze", {ga, DimVector{ga->ndim() - 2}});
+    ga = ops::matmul(g, b_vec ? Unsqueeze(b, 0) : MT(b));
+    if (a_vec) ga = ops::squeeze(ga, DimVector{ga->ndim() - 2});
   }
   if (c.needs_grad[1]) {
-    gb = Call("matmul", {a_vec ? Unsqueeze(a, 1) : MT(a), g});
+    gb = ops::matmul(a_vec ? Unsqueeze(a, 1) : MT(a), g);
     if (b_vec) gb = SqueezeLast(gb);
   }
   return {ga, gb};
 }
 
-OF_OP("matmul(Tensor self, Tensor other) -> Tensor").Infer(InferMatmul).Backward(MatmulGrad)
+OF_OP("matmul(Tensor self, Tensor other) -> Tensor")
+    .Infer(InferMatmul)
+    .Backward(MatmulGrad)
     .Sbp(sbp::Family("matmul"))
     .Autocast(amp::kLower);
 
@@ -237,8 +249,9 @@ OF_OP("mm(Tensor self, Tensor mat2) -> Tensor")
     .Infer(InferMm)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr g = c.grad();
-      return {c.needs_grad[0] ? MmLike(g, T2(c.input(1)), c.input(0)) : nullptr,
-              c.needs_grad[1] ? MmLike(T2(c.input(0)), g, c.input(1)) : nullptr};
+      TensorImplPtr self = c.get(arg::mm::self), mat2 = c.get(arg::mm::mat2);
+      return {c.needs_grad[0] ? MmLike(g, T2(mat2), self) : nullptr,
+              c.needs_grad[1] ? MmLike(T2(self), g, mat2) : nullptr};
     })
     .Sbp(sbp::Family("matmul"))
     .Autocast(amp::kLower);
@@ -247,33 +260,41 @@ OF_OP("bmm(Tensor self, Tensor mat2) -> Tensor")
     .Infer(InferBmm)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr g = c.grad();
-      return {c.needs_grad[0] ? Call("bmm", {g, MT(c.input(1))}) : nullptr,
-              c.needs_grad[1] ? Call("bmm", {MT(c.input(0)), g}) : nullptr};
+      return {c.needs_grad[0] ? ops::bmm(g, MT(c.get(arg::bmm::mat2))) : nullptr,
+              c.needs_grad[1] ? ops::bmm(MT(c.get(arg::bmm::self)), g) : nullptr};
     })
     .Sbp(sbp::Family("matmul"))
     .Autocast(amp::kLower);
 
 // addmm/baddbmm: beta * self + alpha * (mat1 @ mat2). With beta == 0 self is
-// not read (NaN in it does not propagate).
-TensorList AddProductGrad(BackwardCtx& c, const char* product,
+// not read (NaN in it does not propagate). `prod` computes a @ b laid out like
+// `like` (mm) or not (bmm). addmm and baddbmm (and their in-place twins) have
+// the same indices.
+TensorList AddProductGrad(BackwardCtx& c,
+                          TensorImplPtr (*prod)(const TensorImplPtr& a, const TensorImplPtr& b,
+                                                const TensorImplPtr& like),
                           TensorImplPtr (*transpose)(const TensorImplPtr&)) {
   TensorImplPtr g = c.grad();
-  const Scalar &beta = c.scalar(3), &alpha = c.scalar(4);
-  const bool mm = std::string(product) == "mm";
-  auto prod = [&](const TensorImplPtr& a, const TensorImplPtr& b, const TensorImplPtr& like) {
-    return mm ? MmLike(a, b, like) : Call(product, {a, b});
-  };
+  const Scalar beta = c.get(arg::addmm::beta), alpha = c.get(arg::addmm::alpha);
   TensorImplPtr gself, g1, g2;
   if (c.needs_grad[0]) gself = Scale(g, beta);
-  if (c.needs_grad[1]) g1 = Scale(prod(g, transpose(c.input(2)), c.input(1)), alpha);
-  if (c.needs_grad[2]) g2 = Scale(prod(transpose(c.input(1)), g, c.input(2)), alpha);
+  if (c.needs_grad[1]) {
+    g1 = Scale(prod(g, transpose(c.get(arg::addmm::mat2)), c.get(arg::addmm::mat1)), alpha);
+  }
+  if (c.needs_grad[2]) {
+    g2 = Scale(prod(transpose(c.get(arg::addmm::mat1)), g, c.get(arg::addmm::mat2)), alpha);
+  }
   return {gself, g1, g2};
+}
+
+TensorImplPtr Bmm(const TensorImplPtr& a, const TensorImplPtr& b, const TensorImplPtr& /*like*/) {
+  return ops::bmm(a, b);
 }
 
 OF_OP_WITH_INPLACE(
     "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
     .Infer(InferAddmm)
-    .Backward([](BackwardCtx& c) { return AddProductGrad(c, "mm", T2); })
+    .Backward([](BackwardCtx& c) { return AddProductGrad(c, MmLike, T2); })
     .Sbp(sbp::Family("addmm"))
     .Autocast(amp::kLower);
 
@@ -281,7 +302,7 @@ OF_OP_WITH_INPLACE(
     "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> "
     "Tensor")
     .Infer(InferBaddbmm)
-    .Backward([](BackwardCtx& c) { return AddProductGrad(c, "bmm", MT); })
+    .Backward([](BackwardCtx& c) { return AddProductGrad(c, Bmm, MT); })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kLower);
 
@@ -289,8 +310,8 @@ OF_OP("mv(Tensor self, Tensor vec) -> Tensor")
     .Infer(InferMv)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr g = c.grad();
-      return {c.needs_grad[0] ? Call("outer", {g, c.input(1)}) : nullptr,
-              c.needs_grad[1] ? Call("mv", {T2(c.input(0)), g}) : nullptr};
+      return {c.needs_grad[0] ? ops::outer(g, c.get(arg::mv::vec)) : nullptr,
+              c.needs_grad[1] ? ops::mv(T2(c.get(arg::mv::self)), g) : nullptr};
     })
     .Sbp(sbp::Family("matmul"))
     .Autocast(amp::kNone, amp::kLower);
@@ -299,22 +320,23 @@ OF_OP("dot(Tensor self, Tensor tensor) -> Tensor")
     .Infer(InferDot)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr g = c.grad();
-      return {c.needs_grad[0] ? Mul(g, c.input(1)) : nullptr,
-              c.needs_grad[1] ? Mul(g, c.input(0)) : nullptr};
+      return {c.needs_grad[0] ? Mul(g, c.get(arg::dot::tensor)) : nullptr,
+              c.needs_grad[1] ? Mul(g, c.get(arg::dot::self)) : nullptr};
     })
     .Sbp(sbp::Family("matmul"))
     .Autocast(amp::kNone, amp::kPromote);
 
 // outer(a, b) = a[:, None] * b: a broadcast product, so it promotes dtypes and
 // takes bool like mul (as in PyTorch); its gradient is mul's.
-OF_OP("outer(Tensor self, Tensor vec2) -> Tensor").Composite([](OpCall& call) {
-  const TensorImplPtr &a = call.tensor(0), &b = call.tensor(1);
-  OF_CHECK(a->ndim() == 1, RuntimeError, "outer: Expected 1-D argument self, but got ", a->ndim(),
-           "-D");
-  OF_CHECK(b->ndim() == 1, RuntimeError, "outer: Expected 1-D argument vec2, but got ", b->ndim(),
-           "-D");
-  call.outputs = {Mul(Unsqueeze(a, 1), b)};
-})
+OF_OP("outer(Tensor self, Tensor vec2) -> Tensor")
+    .Composite([](OpCall& call) {
+      const TensorImplPtr &a = call.tensor(arg::outer::self), &b = call.tensor(arg::outer::vec2);
+      OF_CHECK(a->ndim() == 1, RuntimeError, "outer: Expected 1-D argument self, but got ",
+               a->ndim(), "-D");
+      OF_CHECK(b->ndim() == 1, RuntimeError, "outer: Expected 1-D argument vec2, but got ",
+               b->ndim(), "-D");
+      call.outputs = {Mul(Unsqueeze(a, 1), b)};
+    })
     .Sbp(sbp::Family("outer"))
     .Autocast(amp::kNone);
 

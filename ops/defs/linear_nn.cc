@@ -30,8 +30,9 @@ std::string Dims(const DimVector& shape) {
 
 OF_OP("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
     .Composite([](OpCall& call) {
-      const TensorImplPtr &x = call.tensor(0), &w = call.tensor(1);
-      const TensorImplPtr b = call.has(2) ? call.tensor(2) : nullptr;
+      const TensorImplPtr &x = call.tensor(arg::linear::input),
+                          &w = call.tensor(arg::linear::weight);
+      const TensorImplPtr b = call.get(arg::linear::bias);
       OF_CHECK(x->ndim() >= 1 && (w->ndim() == 1 || w->ndim() == 2), RuntimeError,
                "linear(): expected an input of at least 1 dim and a 1-D or 2-D weight, but got "
                "input of size ",
@@ -50,14 +51,14 @@ OF_OP("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
       }
       if (w->ndim() == 2 && x->ndim() >= 2) {
         // [..., in] -> [rows, in] @ [in, out] (+ bias) -> [..., out]
-        TensorImplPtr x2 = x->ndim() == 2 ? x : Call("reshape", {x, DimVector{-1, in}});
-        TensorImplPtr wt = Call("t", {w});
+        TensorImplPtr x2 = x->ndim() == 2 ? x : ops::reshape(x, DimVector{-1, in});
+        TensorImplPtr wt = ops::t(w);
         if (b && b->ndim() <= 1) {
-          TensorImplPtr y = Call("addmm", {b, x2, wt});
-          call.outputs = {x->ndim() == 2 ? y : Call("reshape", {y, out_shape})};
+          TensorImplPtr y = ops::addmm(b, x2, wt);
+          call.outputs = {x->ndim() == 2 ? y : ops::reshape(y, out_shape)};
           return;
         }
-        TensorImplPtr y = Call("mm", {x2, wt});
+        TensorImplPtr y = ops::mm(x2, wt);
         // As PyTorch, a bias of several dims is added to the folded [rows, out]
         // product for 2-D and contiguous 3-D inputs, to the result otherwise.
         const bool folded = x->ndim() == 2 || (x->ndim() == 3 && x->is_contiguous());
@@ -67,12 +68,12 @@ OF_OP("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
                    " cannot be broadcast to the folded output of size ", ShapeToString(y->shape()));
           y = Add(y, b);
         }
-        if (x->ndim() != 2) y = Call("reshape", {y, out_shape});
+        if (x->ndim() != 2) y = ops::reshape(y, out_shape);
         if (b && !folded) y = Add(y, b);
         call.outputs = {y};
         return;
       }
-      TensorImplPtr y = Call("matmul", {x, w->ndim() == 2 ? Call("t", {w}) : w});
+      TensorImplPtr y = ops::matmul(x, w->ndim() == 2 ? ops::t(w) : w);
       if (b) y = Add(y, b);
       call.outputs = {y};
     })
@@ -81,8 +82,10 @@ OF_OP("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
 
 OF_OP("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor")
     .Composite([](OpCall& call) {
-      const TensorImplPtr &x1 = call.tensor(0), &x2 = call.tensor(1), &w = call.tensor(2);
-      const TensorImplPtr b = call.has(3) ? call.tensor(3) : nullptr;
+      const TensorImplPtr &x1 = call.tensor(arg::bilinear::input1),
+                          &x2 = call.tensor(arg::bilinear::input2),
+                          &w = call.tensor(arg::bilinear::weight);
+      const TensorImplPtr b = call.get(arg::bilinear::bias);
       OF_CHECK(x1->ndim() == x2->ndim(), RuntimeError,
                "bilinear(): input dimensions do not match: got ", x1->ndim(), " and ", x2->ndim(),
                " (input1 of size ", ShapeToString(x1->shape()), ", input2 of size ",
@@ -112,15 +115,14 @@ OF_OP("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) 
       }
       DimVector out_shape(x1->shape().begin(), x1->shape().end() - 1);
       out_shape.push_back(o);
-      TensorImplPtr a = Call("reshape", {x1, DimVector{-1, i1}});
-      TensorImplPtr c = Call("reshape", {x2, DimVector{-1, i2}});
+      TensorImplPtr a = ops::reshape(x1, DimVector{-1, i1});
+      TensorImplPtr c = ops::reshape(x2, DimVector{-1, i2});
       // w as [in1, out * in2]
-      TensorImplPtr wm =
-          Call("reshape", {Call("permute", {w, DimVector{1, 0, 2}}), DimVector{i1, o * i2}});
-      TensorImplPtr t = Call("reshape", {Call("mm", {a, wm}), DimVector{-1, o, i2}});
-      TensorImplPtr y = Call("sum.dim", {Mul(t, Call("unsqueeze", {c, 1})), DimVector{2}, false});
+      TensorImplPtr wm = ops::reshape(ops::permute(w, DimVector{1, 0, 2}), DimVector{i1, o * i2});
+      TensorImplPtr t = ops::reshape(ops::mm(a, wm), DimVector{-1, o, i2});
+      TensorImplPtr y = ops::sum_dim(Mul(t, ops::unsqueeze(c, 1)), DimVector{2}, false);
       if (b) y = Add(y, b);
-      call.outputs = {Call("reshape", {y, out_shape})};
+      call.outputs = {ops::reshape(y, out_shape)};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kPromote);
@@ -147,8 +149,9 @@ void CheckFusedActivation(const char* op, const std::string& a) {
 
 // input [n, k], weight [m, k], bias [m] or none, all of one floating dtype.
 void InferFusedLinearAct(OpCall& call) {
-  const TensorImplPtr &x = call.tensor(0), &w = call.tensor(1);
-  const TensorImplPtr b = call.has(2) ? call.tensor(2) : nullptr;
+  const TensorImplPtr &x = call.tensor(arg::_fused_linear_act::input),
+                      &w = call.tensor(arg::_fused_linear_act::weight);
+  const TensorImplPtr b = call.get(arg::_fused_linear_act::bias);
   OF_CHECK(x->ndim() == 2 && w->ndim() == 2, RuntimeError,
            "_fused_linear_act(): expected a 2-D input and a 2-D weight, but got input of size ",
            ShapeToString(x->shape()), " and weight of size ", ShapeToString(w->shape()));
@@ -162,21 +165,22 @@ void InferFusedLinearAct(OpCall& call) {
            "_fused_linear_act(): expected input, weight and bias of one dtype, but got ",
            DTypeName(x->dtype()), ", ", DTypeName(w->dtype()),
            b ? std::string(" and ") + DTypeName(b->dtype()) : std::string());
-  CheckFusedActivation("_fused_linear_act", call.args[3].str());
+  CheckFusedActivation("_fused_linear_act", call.args[arg::_fused_linear_act::activation].str());
   call.compute_dtype = x->dtype();
   call.out_meta = {{DimVector{x->shape()[0], w->shape()[0]}, x->dtype()}};
 }
 
 TensorList FusedLinearActGrad(BackwardCtx& c) {
-  const TensorImplPtr &x = c.input(0), &w = c.input(1);
-  const bool has_bias = c.saved_inputs[2].defined();
-  const std::string act = c.arg(3).str();
+  namespace a = arg::_fused_linear_act;
+  const TensorImplPtr x = c.get(a::input), w = c.get(a::weight);
+  const bool has_bias = c.saved_inputs[a::bias].defined();
+  const std::string act = c.get(a::activation);
   const TensorImplPtr g = c.grad(), y = c.output(0);
   TensorImplPtr gh;  // the gradient of the pre-activation
   if (act == "none") {
     gh = g;
   } else if (act == "relu") {
-    gh = Call("activation_backward", {g, y, std::string("threshold"), 0.0, 0.0, 0.0});
+    gh = ops::activation_backward(g, y, std::string("threshold"), 0.0, 0.0, 0.0);
   } else if (act == "sigmoid") {
     gh = Mul(g, Mul(y, Sub(Num(1), y)));
   } else if (act == "tanh") {
@@ -184,16 +188,16 @@ TensorList FusedLinearActGrad(BackwardCtx& c) {
   } else {
     // gelu and silu: the pre-activation, recomputed (fused_linear keeps it
     // instead when it records a graph).
-    TensorImplPtr h = Call("_fused_linear_act",
-                           {x, w, has_bias ? Value(c.input(2)) : Value(), std::string("none")});
+    TensorImplPtr h =
+        ops::_fused_linear_act(x, w, has_bias ? c.get(a::bias) : nullptr, std::string("none"));
     const std::string kind = act == "silu" ? "silu" : "gelu";
     const double p0 = act == "gelu" ? 0.0 : 1.0;
-    gh = Call("activation_backward", {g, h, kind, p0, 0.0, 0.0});
+    gh = ops::activation_backward(g, h, kind, p0, 0.0, 0.0);
   }
   TensorList grads(has_bias ? 3 : 2);
-  if (c.needs_grad[0]) grads[0] = Call("mm", {gh, w});
-  if (c.needs_grad[1]) grads[1] = Call("mm", {Call("t", {gh}), x});
-  if (has_bias && c.needs_grad[2]) grads[2] = Call("sum.dim", {gh, DimVector{0}, false});
+  if (c.needs_grad[0]) grads[0] = ops::mm(gh, w);
+  if (c.needs_grad[1]) grads[1] = ops::mm(ops::t(gh), x);
+  if (has_bias && c.needs_grad[2]) grads[2] = ops::sum_dim(gh, DimVector{0}, false);
   return grads;
 }
 
@@ -208,9 +212,10 @@ OF_OP(
     "fused_linear(Tensor input, Tensor weight, Tensor? bias=None, str activation='none') -> "
     "Tensor")
     .Composite([](OpCall& call) {
-      const TensorImplPtr &x = call.tensor(0), &w = call.tensor(1);
-      const TensorImplPtr b = call.has(2) ? call.tensor(2) : nullptr;
-      const std::string& act = call.args[3].str();
+      const TensorImplPtr &x = call.tensor(arg::fused_linear::input),
+                          &w = call.tensor(arg::fused_linear::weight);
+      const TensorImplPtr b = call.get(arg::fused_linear::bias);
+      const std::string& act = call.args[arg::fused_linear::activation].str();
       CheckFusedActivation("fused_linear", act);
       OF_CHECK(x->ndim() >= 1 && w->ndim() == 2, RuntimeError,
                "fused_linear(): expected an input of at least 1 dim and a 2-D weight, but got "
@@ -227,21 +232,20 @@ OF_OP(
       out_shape.push_back(out);
       int64_t rows = 1;
       for (size_t d = 0; d + 1 < x->shape().size(); ++d) rows *= x->shape()[d];
-      TensorImplPtr x2 = Call("reshape", {x, DimVector{rows, in}});
-      const Value bias = b ? Value(b) : Value();
+      TensorImplPtr x2 = ops::reshape(x, DimVector{rows, in});
       const bool records = GradMode::is_enabled() &&
                            (x->requires_grad() || w->requires_grad() || (b && b->requires_grad()));
       TensorImplPtr y;
       if (records && NeedsPreActivation(act)) {
         // Training keeps the pre-activation for the activation's gradient
         // rather than recompute the product in backward.
-        TensorImplPtr h = Call("_fused_linear_act", {x2, w, bias, std::string("none")});
-        y = act == "silu" ? Call("silu", {h})
-                          : Call("gelu", {h, std::string(act == "gelu" ? "none" : "tanh")});
+        TensorImplPtr h = ops::_fused_linear_act(x2, w, b, std::string("none"));
+        y = act == "silu" ? ops::silu(h)
+                          : ops::gelu(h, std::string(act == "gelu" ? "none" : "tanh"));
       } else {
-        y = Call("_fused_linear_act", {x2, w, bias, act});
+        y = ops::_fused_linear_act(x2, w, b, act);
       }
-      call.outputs = {Call("reshape", {y, out_shape})};
+      call.outputs = {ops::reshape(y, out_shape)};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kLower, amp::kNone)
@@ -253,10 +257,11 @@ OF_OP(
     "fused_matmul_bias(Tensor x, Tensor weight, Tensor bias, Tensor? _add_to_output=None) -> "
     "Tensor")
     .Composite([](OpCall& call) {
-      TensorImplPtr y = Call("fused_linear",
-                             {call.tensor(0), call.tensor(1), call.tensor(2), std::string("none")});
-      if (call.has(3)) {
-        const TensorImplPtr& r = call.tensor(3);
+      namespace a = arg::fused_matmul_bias;
+      TensorImplPtr y = ops::fused_linear(call.tensor(a::x), call.tensor(a::weight),
+                                          call.tensor(a::bias), std::string("none"));
+      if (call.has(a::_add_to_output)) {
+        const TensorImplPtr& r = call.tensor(a::_add_to_output);
         OF_CHECK(r->shape() == y->shape(), RuntimeError,
                  "fused_matmul_bias(): _add_to_output must have the output's size ",
                  ShapeToString(y->shape()), ", but got ", ShapeToString(r->shape()));
@@ -274,16 +279,16 @@ OF_OP(
     "fused_mlp(Tensor x, Tensor[] weights, Tensor[] biases, bool skip_final_activation) -> "
     "Tensor")
     .Composite([](OpCall& call) {
-      const TensorList& ws = call.args[1].tensors();
-      const TensorList& bs = call.args[2].tensors();
+      const TensorList& ws = call.args[arg::fused_mlp::weights].tensors();
+      const TensorList& bs = call.args[arg::fused_mlp::biases].tensors();
       OF_CHECK(!ws.empty() && ws.size() == bs.size(), RuntimeError,
                "fused_mlp(): expected as many biases as weights (at least one), but got ",
                ws.size(), " weights and ", bs.size(), " biases");
-      const bool skip = call.args[3].to_bool();
-      TensorImplPtr x = call.tensor(0);
+      const bool skip = call.get(arg::fused_mlp::skip_final_activation);
+      TensorImplPtr x = call.tensor(arg::fused_mlp::x);
       for (size_t i = 0; i < ws.size(); ++i) {
         const bool last = i + 1 == ws.size();
-        x = Call("fused_linear", {x, ws[i], bs[i], std::string(last && skip ? "none" : "relu")});
+        x = ops::fused_linear(x, ws[i], bs[i], std::string(last && skip ? "none" : "relu"));
       }
       call.outputs = {x};
     })

@@ -37,15 +37,13 @@ Reduction ParseReduction(const std::string& r, const char* op) {
 }
 
 TensorImplPtr Reduce(const TensorImplPtr& loss, Reduction r) {
-  if (r == Reduction::kMean) return Call("mean", {loss});
-  if (r == Reduction::kSum) return Call("sum", {loss});
+  if (r == Reduction::kMean) return ops::mean(loss);
+  if (r == Reduction::kSum) return ops::sum(loss);
   return loss;
 }
 
-const TensorImplPtr& T(const OpCall& call, int i) { return call.tensor(i); }
-
 TensorImplPtr Where(const TensorImplPtr& cond, const Value& a, const Value& b) {
-  return Call("where", {cond, a, b});
+  return ops::where(cond, a, b);
 }
 
 // ---- cross entropy and nll_loss: checks and layout --------------------------
@@ -98,23 +96,17 @@ ClassRows ToClassRows(const TensorImplPtr& input, const TensorImplPtr& target,
   rows.out_shape = nd == 1 ? DimVector{} : target->shape();
   TensorImplPtr x = input;
   if (nd == 1) {
-    x = Call("reshape", {x, DimVector{1, classes}});
+    x = ops::reshape(x, DimVector{1, classes});
   } else if (nd > 2) {
     DimVector dims = {0};
     for (int64_t d = 2; d < nd; ++d) dims.push_back(d);
     dims.push_back(1);
-    x = Call("reshape", {Call("permute", {x, dims}), DimVector{-1, classes}});
+    x = ops::reshape(ops::permute(x, dims), DimVector{-1, classes});
   }
   rows.input = x;
-  rows.target = Call("reshape", {target, DimVector{-1}});
+  rows.target = ops::reshape(target, DimVector{-1});
   return rows;
 }
-
-TensorImplPtr OptionalTensor(const OpCall& call, int i) {
-  return call.has(i) ? call.tensor(i) : nullptr;
-}
-
-Value OrNone(const TensorImplPtr& t) { return t ? Value(t) : Value(); }
 
 // cross_entropy with probabilities: -sum_c w_c q_c log_softmax(x)_c per sample,
 // q smoothed towards uniform; 'mean' averages over samples.
@@ -130,7 +122,7 @@ TensorImplPtr CrossEntropyProbs(const TensorImplPtr& x, const TensorImplPtr& tar
            shapes);
   const int64_t class_dim = x->ndim() == 1 ? 0 : 1;
   const int64_t classes = x->shape()[class_dim];
-  TensorImplPtr lp = Sub(x, Call("logsumexp", {x, DimVector{class_dim}, true}));
+  TensorImplPtr lp = Sub(x, ops::logsumexp(x, DimVector{class_dim}, true));
   TensorImplPtr q = target;
   if (smoothing > 0) q = Add(Mul(q, Num(1 - smoothing)), Num(smoothing / classes));
   TensorImplPtr terms = Mul(lp, q);
@@ -141,29 +133,31 @@ TensorImplPtr CrossEntropyProbs(const TensorImplPtr& x, const TensorImplPtr& tar
         " classes or no classes but got weight tensor of shape: ", ShapeToString(weight->shape()));
     DimVector wshape(x->ndim() - class_dim, 1);
     wshape[0] = classes;
-    terms = Mul(terms, Call("reshape", {weight, wshape}));
+    terms = Mul(terms, ops::reshape(weight, wshape));
   }
-  TensorImplPtr loss = Neg(Call("sum.dim", {terms, DimVector{class_dim}, false}));
+  TensorImplPtr loss = Neg(ops::sum_dim(terms, DimVector{class_dim}, false));
   return Reduce(loss, r);
 }
 
 // cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing).
 void CrossEntropy(OpCall& call) {
-  Reduction r = ParseReduction(call.args[3].str(), "cross_entropy");
-  double smoothing = call.args[5].to_double();
+  const std::string reduction = call.get(arg::cross_entropy::reduction);
+  Reduction r = ParseReduction(reduction, "cross_entropy");
+  double smoothing = call.get(arg::cross_entropy::label_smoothing);
   OF_CHECK(smoothing >= 0 && smoothing <= 1, RuntimeError,
            "cross_entropy(): label_smoothing must be between 0.0 and 1.0. Got: ", smoothing);
-  const TensorImplPtr& x = T(call, 0);
-  const TensorImplPtr& target = T(call, 1);
-  TensorImplPtr weight = OptionalTensor(call, 2);
+  const TensorImplPtr& x = call.tensor(arg::cross_entropy::input);
+  const TensorImplPtr& target = call.tensor(arg::cross_entropy::target);
+  TensorImplPtr weight = call.get(arg::cross_entropy::weight);
   if (x->shape() == target->shape()) {
     call.outputs = {CrossEntropyProbs(x, target, weight, r, smoothing)};
     return;
   }
   ClassRows rows = ToClassRows(x, target, weight, "cross_entropy");
-  TensorImplPtr loss = Call("_softmax_cross_entropy", {rows.input, rows.target, OrNone(weight),
-                                                       call.args[3], call.args[4], call.args[5]});
-  if (r == Reduction::kNone) loss = Call("reshape", {loss, rows.out_shape});
+  TensorImplPtr loss =
+      ops::_softmax_cross_entropy(rows.input, rows.target, weight, reduction,
+                                  call.get(arg::cross_entropy::ignore_index), smoothing)[0];
+  if (r == Reduction::kNone) loss = ops::reshape(loss, rows.out_shape);
   call.outputs = {loss};
 }
 
@@ -175,12 +169,14 @@ OF_OP(
     .Autocast(amp::kFp32);
 
 void NllLoss(OpCall& call) {
-  ParseReduction(call.args[3].str(), "nll_loss");
-  TensorImplPtr weight = OptionalTensor(call, 2);
-  ClassRows rows = ToClassRows(T(call, 0), T(call, 1), weight, "nll_loss");
-  TensorImplPtr loss =
-      Call("_nll_loss", {rows.input, rows.target, OrNone(weight), call.args[3], call.args[4]});
-  if (call.args[3].str() == "none") loss = Call("reshape", {loss, rows.out_shape});
+  const std::string reduction = call.get(arg::nll_loss::reduction);
+  ParseReduction(reduction, "nll_loss");
+  TensorImplPtr weight = call.get(arg::nll_loss::weight);
+  ClassRows rows = ToClassRows(call.tensor(arg::nll_loss::input),
+                               call.tensor(arg::nll_loss::target), weight, "nll_loss");
+  TensorImplPtr loss = ops::_nll_loss(rows.input, rows.target, weight, reduction,
+                                      call.get(arg::nll_loss::ignore_index))[0];
+  if (reduction == "none") loss = ops::reshape(loss, rows.out_shape);
   call.outputs = {loss};
 }
 
@@ -194,29 +190,25 @@ OF_OP(
 // The fused ops over (rows, C) logits or log-probabilities and (rows) class
 // indices. Outputs: the loss (per row for 'none', else a scalar), then what
 // backward needs: the rows' logsumexp (cross entropy) and the total weight of
-// the counted rows (the divisor of 'mean').
+// the counted rows (the divisor of 'mean'). (input, target, weight, reduction)
+// have the same indices in _softmax_cross_entropy and _nll_loss.
 void InferClassLoss(OpCall& call) {
-  const TensorImplPtr& x = T(call, 0);
+  const TensorImplPtr& x = call.tensor(arg::_nll_loss::input);
   DType d = x->dtype();
   call.compute_dtype = d;
-  if (call.has(2) && T(call, 2)->dtype() != d) {
-    call.args[2] = Value(ToDType(T(call, 2), d, false));
+  if (TensorImplPtr w = call.get(arg::_nll_loss::weight); w && w->dtype() != d) {
+    call.args[arg::_nll_loss::weight] = Value(ToDType(w, d, false));
   }
   const int64_t rows = x->shape()[0];
-  Reduction r = ParseReduction(call.args[3].str(), call.name().c_str());
+  Reduction r = ParseReduction(call.get(arg::_nll_loss::reduction), call.name().c_str());
   call.out_meta = {{r == Reduction::kNone ? DimVector{rows} : DimVector{}, d}};
   if (call.name() == "_softmax_cross_entropy") call.out_meta.push_back({{rows}, d});
   call.out_meta.push_back({{}, d});
 }
 
-// Tensor argument `i` of a backward context, or None when it was not given.
-Value SavedOrNone(BackwardCtx& c, int i) {
-  return c.saved_inputs[i].defined() ? Value(c.input(i)) : Value();
-}
-
-// Gradient inputs shared by the fused ops' backward ops.
-std::vector<Value> ClassLossArgs(BackwardCtx& c) {
-  return {c.input(0), c.input(1), SavedOrNone(c, 2)};
+// Tensor argument `a` of a backward context, or null (None) when it was not given.
+TensorImplPtr SavedOrNull(BackwardCtx& c, ArgRef<TensorImplPtr> a) {
+  return c.saved_inputs[a].defined() ? c.get(a) : nullptr;
 }
 
 // One gradient per tensor input that was given (an absent weight has none).
@@ -232,12 +224,12 @@ OF_OP(
     .Infer(InferClassLoss)
     .Backward([](BackwardCtx& c) -> TensorList {
       if (!c.needs_grad[0]) return OnlyFirst(c, nullptr);
-      std::vector<Value> args = {c.grad(0)};
-      for (Value& v : ClassLossArgs(c)) args.push_back(std::move(v));
-      for (int i : {3, 4, 5}) args.push_back(c.arg(i));
-      args.push_back(c.output(1));
-      args.push_back(c.output(2));
-      return OnlyFirst(c, Call("_softmax_cross_entropy_backward", std::move(args)));
+      namespace a = arg::_softmax_cross_entropy;
+      return OnlyFirst(
+          c, ops::_softmax_cross_entropy_backward(c.grad(0), c.get(a::input), c.get(a::target),
+                                                  SavedOrNull(c, a::weight), c.get(a::reduction),
+                                                  c.get(a::ignore_index), c.get(a::label_smoothing),
+                                                  c.output(1), c.output(2)));
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32);
@@ -249,39 +241,40 @@ OF_OP(
 // so d grad_input . gg = sum_c gg_ic (p_ic a_i - b_ic) s_i / g_i dg_i
 //   + s_i a_i p_i (gg_i - <gg_i, p_i>) dx_i.
 TensorList SoftmaxCrossEntropyDoubleGrad(BackwardCtx& c) {
+  namespace args = arg::_softmax_cross_entropy_backward;
   TensorImplPtr gg = c.grad();
-  TensorImplPtr g = c.input(0), x = c.input(1), target = c.input(2);
-  TensorImplPtr weight = c.saved_inputs[3].defined() ? c.input(3) : nullptr;
-  const std::string& reduction = c.arg(4).str();
-  const int64_t ignore = c.int_arg(5);
-  const double eps = c.arg(6).to_double();
-  TensorImplPtr lse = c.input(7), total = c.input(8);
+  TensorImplPtr g = c.get(args::grad_output), x = c.get(args::input), target = c.get(args::target);
+  TensorImplPtr weight = SavedOrNull(c, args::weight);
+  const std::string reduction = c.get(args::reduction);
+  const int64_t ignore = c.get(args::ignore_index);
+  const double eps = c.get(args::label_smoothing);
+  TensorImplPtr lse = c.get(args::lse), total = c.get(args::total_weight);
   const int64_t classes = x->shape()[1];
   TensorImplPtr gg_g, gg_x;
   if (c.needs_grad[0]) {
     // grad_input per unit of grad_output.
     TensorImplPtr ones = Full(g->shape(), Scalar::Int(1), g->dtype(), g->device());
-    std::vector<Value> args = {ones, x, target, OrNone(weight), reduction, ignore, eps, lse, total};
-    TensorImplPtr unit = Call("_softmax_cross_entropy_backward", std::move(args));
+    TensorImplPtr unit = ops::_softmax_cross_entropy_backward(ones, x, target, weight, reduction,
+                                                              ignore, eps, lse, total);
     TensorImplPtr prod = Mul(gg, unit);
-    gg_g = reduction == "none" ? Call("sum.dim", {prod, DimVector{1}, false}) : Call("sum", {prod});
+    gg_g = reduction == "none" ? ops::sum_dim(prod, DimVector{1}, false) : ops::sum(prod);
   }
   if (c.needs_grad[1]) {
-    TensorImplPtr counted = Call("ne", {target, Int(ignore)});
+    TensorImplPtr counted = ops::ne(target, Int(ignore));
     TensorImplPtr safe_target = Where(counted, target, Int(0));
-    TensorImplPtr wt = weight ? Call("index_select", {weight, int64_t{0}, safe_target})
+    TensorImplPtr wt = weight ? ops::index_select(weight, 0, safe_target)
                               : Full(lse->shape(), Scalar::Int(1), lse->dtype(), lse->device());
     TensorImplPtr a = Mul(wt, Num(1 - eps));
     if (eps > 0) {
       // + eps W / C, W the sum of the weights (C without weights).
-      a = weight ? Add(a, Mul(Call("sum", {weight}), Num(eps / classes))) : Add(a, Num(eps));
+      a = weight ? Add(a, Mul(ops::sum(weight), Num(eps / classes))) : Add(a, Num(eps));
     }
-    TensorImplPtr s = reduction == "none" ? g : Call("expand", {g, lse->shape()});
+    TensorImplPtr s = reduction == "none" ? g : ops::expand(g, lse->shape());
     if (reduction == "mean") s = Div(s, total);
     s = Where(counted, Mul(s, a), Num(0));
-    TensorImplPtr p = Unary("exp", Sub(x, Call("unsqueeze", {lse, int64_t{1}})));
-    TensorImplPtr dot = Call("sum.dim", {Mul(gg, p), DimVector{1}, true});
-    gg_x = Mul(Mul(Call("unsqueeze", {s, int64_t{1}}), p), Sub(gg, dot));
+    TensorImplPtr p = ops::exp(Sub(x, ops::unsqueeze(lse, 1)));
+    TensorImplPtr dot = ops::sum_dim(Mul(gg, p), DimVector{1}, true);
+    gg_x = Mul(Mul(ops::unsqueeze(s, 1), p), Sub(gg, dot));
   }
   TensorList out(c.needs_grad.size());
   out[0] = gg_g;
@@ -294,7 +287,7 @@ OF_OP(
     "weight, str reduction, int ignore_index, float label_smoothing, Tensor lse, Tensor "
     "total_weight) -> Tensor")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& x = T(call, 1);
+      const TensorImplPtr& x = call.tensor(arg::_softmax_cross_entropy_backward::input);
       call.compute_dtype = x->dtype();
       call.out_meta = {{x->shape(), x->dtype()}};
     })
@@ -308,11 +301,10 @@ OF_OP(
     .Infer(InferClassLoss)
     .Backward([](BackwardCtx& c) -> TensorList {
       if (!c.needs_grad[0]) return OnlyFirst(c, nullptr);
-      std::vector<Value> args = {c.grad(0)};
-      for (Value& v : ClassLossArgs(c)) args.push_back(std::move(v));
-      for (int i : {3, 4}) args.push_back(c.arg(i));
-      args.push_back(c.output(1));
-      return OnlyFirst(c, Call("_nll_loss_backward", std::move(args)));
+      namespace a = arg::_nll_loss;
+      return OnlyFirst(c, ops::_nll_loss_backward(c.grad(0), c.get(a::input), c.get(a::target),
+                                                  SavedOrNull(c, a::weight), c.get(a::reduction),
+                                                  c.get(a::ignore_index), c.output(1)));
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32);
@@ -323,15 +315,16 @@ OF_OP(
     "_nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, str "
     "reduction, int ignore_index, Tensor total_weight) -> Tensor")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& x = T(call, 1);
+      const TensorImplPtr& x = call.tensor(arg::_nll_loss_backward::input);
       call.compute_dtype = x->dtype();
       call.out_meta = {{x->shape(), x->dtype()}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
+      namespace a = arg::_nll_loss_backward;
       TensorImplPtr gg;
       if (c.needs_grad[0]) {
-        std::vector<Value> args = {c.grad(), c.input(2), SavedOrNone(c, 3), c.arg(4), c.arg(5)};
-        gg = CallAll("_nll_loss", std::move(args))[0].tensor();
+        gg = ops::_nll_loss(c.grad(), c.get(a::target), SavedOrNull(c, a::weight),
+                            c.get(a::reduction), c.get(a::ignore_index))[0];
       }
       return OnlyFirst(c, gg);
     })
@@ -353,11 +346,13 @@ void CheckSameSize(const TensorImplPtr& input, const TensorImplPtr& target, cons
 }
 
 void BinaryCrossEntropy(OpCall& call) {
-  Reduction r = ParseReduction(call.args[3].str(), "binary_cross_entropy");
-  const TensorImplPtr& x = T(call, 0);
-  CheckSameSize(x, T(call, 1), "binary_cross_entropy", true);
-  TensorImplPtr loss = Call("_binary_cross_entropy", {x, T(call, 1)});
-  if (call.has(2)) loss = Mul(loss, T(call, 2));
+  namespace a = arg::binary_cross_entropy;
+  Reduction r = ParseReduction(call.get(a::reduction), "binary_cross_entropy");
+  const TensorImplPtr& x = call.tensor(a::input);
+  const TensorImplPtr& t = call.tensor(a::target);
+  CheckSameSize(x, t, "binary_cross_entropy", true);
+  TensorImplPtr loss = ops::_binary_cross_entropy(x, t);
+  if (call.has(a::weight)) loss = Mul(loss, call.tensor(a::weight));
   call.outputs = {Reduce(loss, r)};
 }
 OF_OP(
@@ -381,15 +376,16 @@ void InferBinaryCrossEntropy(OpCall& call) {
 OF_OP("_binary_cross_entropy(Tensor input, Tensor target) -> Tensor")
     .Infer(InferBinaryCrossEntropy)
     .Backward([](BackwardCtx& c) -> TensorList {
-      TensorImplPtr g = c.grad(), x = c.input(0), t = c.input(1);
+      TensorImplPtr g = c.grad(), x = c.get(arg::_binary_cross_entropy::input),
+                    t = c.get(arg::_binary_cross_entropy::target);
       TensorImplPtr gx, gt;
       if (c.needs_grad[0]) {
         TensorImplPtr denom =
-            Call("clamp", {Mul(x, Sub(Num(1), x)), Scalar::Float(1e-12), Value()});
+            ops::clamp(Mul(x, Sub(Num(1), x)), Scalar::Float(1e-12), std::nullopt);
         gx = Div(Mul(g, Sub(x, t)), denom);
       }
       if (c.needs_grad[1]) {
-        gt = Mul(g, Sub(Unary("log", Sub(Num(1), x)), Unary("log", x)));
+        gt = Mul(g, Sub(ops::log(Sub(Num(1), x)), ops::log(x)));
       }
       return {gx, gt};
     })
@@ -399,20 +395,23 @@ OF_OP("_binary_cross_entropy(Tensor input, Tensor target) -> Tensor")
 
 // (1 - t) x - (1 + (pw - 1) t) logsigmoid(x), times weight.
 void BinaryCrossEntropyWithLogits(OpCall& call) {
-  Reduction r = ParseReduction(call.args[4].str(), "binary_cross_entropy_with_logits");
-  const TensorImplPtr& x = T(call, 0);
-  const TensorImplPtr& t = T(call, 1);
+  namespace a = arg::binary_cross_entropy_with_logits;
+  Reduction r = ParseReduction(call.get(a::reduction), "binary_cross_entropy_with_logits");
+  const TensorImplPtr& x = call.tensor(a::input);
+  const TensorImplPtr& t = call.tensor(a::target);
   CheckSameSize(x, t, "binary_cross_entropy_with_logits", false);
   OF_CHECK(IsFloatingPoint(t->dtype()), RuntimeError,
            "binary_cross_entropy_with_logits(): expected a floating-point target, got ",
            DTypeName(t->dtype()));
-  TensorImplPtr log_sig = Unary("logsigmoid", x);
-  TensorImplPtr coef = call.has(3) ? Add(Mul(Sub(T(call, 3), Num(1)), t), Num(1)) : nullptr;
+  TensorImplPtr log_sig = ops::logsigmoid(x);
+  TensorImplPtr coef = call.has(a::pos_weight)
+                           ? Add(Mul(Sub(call.tensor(a::pos_weight), Num(1)), t), Num(1))
+                           : nullptr;
   TensorImplPtr loss = Sub(Mul(Sub(Num(1), t), x), coef ? Mul(coef, log_sig) : log_sig);
-  if (call.has(2)) loss = Mul(loss, T(call, 2));
+  if (call.has(a::weight)) loss = Mul(loss, call.tensor(a::weight));
   // PyTorch builds the loss in place on (1 - target), so it keeps the target's
   // dtype whatever the dtypes of input, weight and pos_weight.
-  if (loss->dtype() != t->dtype()) loss = Call("_to_dtype", {loss, t->dtype(), false});
+  if (loss->dtype() != t->dtype()) loss = ops::_to_dtype(loss, t->dtype(), false);
   call.outputs = {Reduce(loss, r)};
 }
 OF_OP(
@@ -431,41 +430,46 @@ OF_OP(
 
 // An elementwise loss times an optional weight of the input's size. Weighted
 // 'mean' divides by the sum of the weights for mse and l1, by the element
-// count for huber, as PyTorch does.
+// count for huber, as PyTorch does. `weight_arg`: the index of the weight
+// argument, -1 for a loss without one.
 TensorImplPtr WeightedReduce(const OpCall& call, const TensorImplPtr& loss, Reduction r,
                              int weight_arg, bool mean_over_weights) {
   if (weight_arg < 0 || !call.has(weight_arg)) return Reduce(loss, r);
-  const TensorImplPtr& w = T(call, weight_arg);
-  OF_CHECK(w->shape() == T(call, 0)->shape(), ValueError, call.name(),
+  const TensorImplPtr& w = call.tensor(weight_arg);
+  const TensorImplPtr& x = call.tensor(arg::mse_loss::input);
+  OF_CHECK(w->shape() == x->shape(), ValueError, call.name(),
            "(): Weights and input must have the same size (weight ", ShapeToString(w->shape()),
-           ", input ", ShapeToString(T(call, 0)->shape()), ").");
+           ", input ", ShapeToString(x->shape()), ").");
   TensorImplPtr weighted = Mul(loss, w);
   if (r == Reduction::kMean && mean_over_weights) {
-    return Div(Call("sum", {weighted}), Call("sum", {w}));
+    return Div(ops::sum(weighted), ops::sum(w));
   }
   return Reduce(weighted, r);
 }
 
 // (input, target, reduction, [param], [weight]) -> the reduced pointwise loss.
+// mse_loss, l1_loss, smooth_l1_loss and huber_loss share the indices of input,
+// target and reduction.
 void RegressionLoss(OpCall& call, const char* kind, double param, int weight_arg,
                     bool mean_over_weights) {
-  Reduction r = ParseReduction(call.args[2].str(), call.name().c_str());
-  TensorImplPtr loss = Call("_pointwise_loss", {T(call, 0), T(call, 1), std::string(kind), param});
+  Reduction r = ParseReduction(call.get(arg::mse_loss::reduction), call.name().c_str());
+  TensorImplPtr loss = ops::_pointwise_loss(call.tensor(arg::mse_loss::input),
+                                            call.tensor(arg::mse_loss::target), kind, param);
   call.outputs = {WeightedReduce(call, loss, r, weight_arg, mean_over_weights)};
 }
 
 OF_OP("mse_loss(Tensor input, Tensor target, str reduction='mean', Tensor? weight=None) -> Tensor")
-    .Composite([](OpCall& call) { RegressionLoss(call, "mse", 0, 3, true); })
+    .Composite([](OpCall& call) { RegressionLoss(call, "mse", 0, arg::mse_loss::weight, true); })
     .Sbp(sbp::Family("pointwise_loss"))
     .Autocast(amp::kFp32);
 OF_OP("l1_loss(Tensor input, Tensor target, str reduction='mean', Tensor? weight=None) -> Tensor")
-    .Composite([](OpCall& call) { RegressionLoss(call, "l1", 0, 3, true); })
+    .Composite([](OpCall& call) { RegressionLoss(call, "l1", 0, arg::l1_loss::weight, true); })
     .Sbp(sbp::Family("pointwise_loss"))
     .Autocast(amp::kFp32);
 // |d| < beta ? d^2 / (2 beta) : |d| - beta / 2 (l1 for beta = 0).
 OF_OP("smooth_l1_loss(Tensor input, Tensor target, str reduction='mean', float beta=1.0) -> Tensor")
     .Composite([](OpCall& call) {
-      double beta = call.args[3].to_double();
+      double beta = call.get(arg::smooth_l1_loss::beta);
       OF_CHECK(beta >= 0, RuntimeError,
                "smooth_l1_loss(): smooth_l1_loss does not support negative values for beta, got ",
                beta);
@@ -478,11 +482,11 @@ OF_OP(
     "huber_loss(Tensor input, Tensor target, str reduction='mean', float delta=1.0, Tensor? "
     "weight=None) -> Tensor")
     .Composite([](OpCall& call) {
-      double delta = call.args[3].to_double();
+      double delta = call.get(arg::huber_loss::delta);
       OF_CHECK(delta > 0, RuntimeError,
                "huber_loss(): huber_loss does not support non-positive values for delta, got ",
                delta);
-      RegressionLoss(call, "huber", delta, 4, false);
+      RegressionLoss(call, "huber", delta, arg::huber_loss::weight, false);
     })
     .Sbp(sbp::Family("pointwise_loss"))
     .Autocast(amp::kFp32);
@@ -496,8 +500,9 @@ void InferPointwiseLoss(OpCall& call) {
 OF_OP("_pointwise_loss(Tensor input, Tensor target, str kind, float param=0) -> Tensor")
     .Infer(InferPointwiseLoss)
     .Backward([](BackwardCtx& c) -> TensorList {
-      TensorImplPtr gx =
-          Call("_pointwise_loss_backward", {c.grad(), c.input(0), c.input(1), c.arg(2), c.arg(3)});
+      namespace a = arg::_pointwise_loss;
+      TensorImplPtr gx = ops::_pointwise_loss_backward(c.grad(), c.get(a::input), c.get(a::target),
+                                                       c.get(a::kind), c.get(a::param));
       return {c.needs_grad[0] ? gx : nullptr, c.needs_grad[1] ? Neg(gx) : nullptr};
     })
     .Sbp(sbp::Elementwise())
@@ -512,12 +517,13 @@ OF_OP(
     "-> Tensor")
     .Infer(InferPointwiseLoss)
     .Backward([](BackwardCtx& c) -> TensorList {
-      TensorImplPtr gg = c.grad(), g = c.input(0), x = c.input(1), t = c.input(2);
-      const std::string& kind = c.arg(3).str();
-      const double param = c.arg(4).to_double();
+      namespace a = arg::_pointwise_loss_backward;
+      TensorImplPtr gg = c.grad(), g = c.get(a::grad), x = c.get(a::input), t = c.get(a::target);
+      const std::string kind = c.get(a::kind);
+      const double param = c.get(a::param);
       TensorImplPtr d_grad, d_x;
       if (c.needs_grad[0]) {
-        d_grad = Call("_pointwise_loss_backward", {gg, x, t, c.arg(3), c.arg(4)});
+        d_grad = ops::_pointwise_loss_backward(gg, x, t, kind, param);
       }
       if (c.needs_grad[1] || c.needs_grad[2]) {
         TensorImplPtr second;
@@ -526,7 +532,7 @@ OF_OP(
         } else if (kind == "l1") {
           second = ZerosLike(gg);
         } else {
-          TensorImplPtr inside = Call("lt", {Unary("abs", Sub(x, t)), Num(param)});
+          TensorImplPtr inside = ops::lt(ops::abs(Sub(x, t)), Num(param));
           double scale = kind == "smooth_l1" ? 1 / param : 1;
           second = Where(inside, Mul(Mul(gg, g), Num(scale)), Num(0));
         }
@@ -540,21 +546,21 @@ OF_OP(
 // target (log target - input), with 0 log 0 = 0; 'batchmean' divides the sum
 // by the batch size.
 void KlDiv(OpCall& call) {
-  const std::string& name = call.args[2].str();
+  const std::string name = call.get(arg::kl_div::reduction);
   const bool batchmean = name == "batchmean";
   Reduction r = batchmean ? Reduction::kSum : ParseReduction(name, "kl_div");
-  const TensorImplPtr& x = T(call, 0);
-  const TensorImplPtr& t = T(call, 1);
+  const TensorImplPtr& x = call.tensor(arg::kl_div::input);
+  const TensorImplPtr& t = call.tensor(arg::kl_div::target);
   TensorImplPtr loss;
-  if (call.args[3].to_bool()) {
-    loss = Mul(Unary("exp", t), Sub(t, x));
+  if (call.get(arg::kl_div::log_target)) {
+    loss = Mul(ops::exp(t), Sub(t, x));
   } else {
     // xlogy(t, t): 0 where t == 0, NaN for t < 0. t log t is selected away at
     // t == 0, not computed from a safe log: its zero gradient there then meets
     // log(0) = -inf and 0 / 0, so the target gradient is NaN at t == 0, as
     // PyTorch's (xlogy's derivative in its second argument is t / t).
-    TensorImplPtr zero = Call("eq", {t, Num(0)});
-    TensorImplPtr tlogt = Where(zero, Num(0), Mul(t, Unary("log", t)));
+    TensorImplPtr zero = ops::eq(t, Num(0));
+    TensorImplPtr tlogt = Where(zero, Num(0), Mul(t, ops::log(t)));
     loss = Sub(tlogt, Mul(t, x));
   }
   TensorImplPtr out = Reduce(loss, r);
@@ -572,15 +578,17 @@ OF_OP(
 
 // max(0, -y (x1 - x2) + margin).
 void MarginRankingLoss(OpCall& call) {
-  Reduction r = ParseReduction(call.args[4].str(), "margin_ranking_loss");
-  const TensorImplPtr &x1 = T(call, 0), &x2 = T(call, 1), &y = T(call, 2);
+  namespace a = arg::margin_ranking_loss;
+  Reduction r = ParseReduction(call.get(a::reduction), "margin_ranking_loss");
+  const TensorImplPtr &x1 = call.tensor(a::input1), &x2 = call.tensor(a::input2),
+                      &y = call.tensor(a::target);
   OF_CHECK(x1->ndim() == x2->ndim() && x2->ndim() == y->ndim(), RuntimeError,
            "margin_ranking_loss(): All input tensors should have same dimension but got sizes: "
            "input1: ",
            ShapeToString(x1->shape()), ", input2: ", ShapeToString(x2->shape()),
            ", target: ", ShapeToString(y->shape()));
-  TensorImplPtr m = Add(Neg(Mul(y, Sub(x1, x2))), Num(call.args[3].to_double()));
-  call.outputs = {Reduce(Call("clamp", {m, Scalar::Int(0), Value()}), r)};
+  TensorImplPtr m = Add(Neg(Mul(y, Sub(x1, x2))), Num(call.get(a::margin)));
+  call.outputs = {Reduce(ops::clamp(m, Scalar::Int(0), std::nullopt), r)};
 }
 OF_OP(
     "margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, str "
@@ -592,20 +600,22 @@ OF_OP(
 // max(0, margin + d(a, p) - d(a, n)) with d the p-norm distance; `swap` uses
 // min(d(a, n), d(p, n)).
 void TripletMarginLoss(OpCall& call) {
-  Reduction r = ParseReduction(call.args[7].str(), "triplet_margin_loss");
-  const TensorImplPtr &a = T(call, 0), &p = T(call, 1), &n = T(call, 2);
+  namespace args = arg::triplet_margin_loss;
+  Reduction r = ParseReduction(call.get(args::reduction), "triplet_margin_loss");
+  const TensorImplPtr &a = call.tensor(args::anchor), &p = call.tensor(args::positive),
+                      &n = call.tensor(args::negative);
   OF_CHECK(a->ndim() == p->ndim() && p->ndim() == n->ndim(), RuntimeError,
            "triplet_margin_loss(): The anchor, positive, and negative tensors are expected to have "
            "the same number of dimensions, but got: anchor ",
            a->ndim(), "D, positive ", p->ndim(), "D, and negative ", n->ndim(), "D inputs");
-  Value norm = call.args[4], eps = call.args[5];
+  double norm = call.get(args::p), eps = call.get(args::eps);
   auto dist = [&](const TensorImplPtr& u, const TensorImplPtr& v) {
-    return Call("pairwise_distance", {u, v, norm, eps, false});
+    return ops::pairwise_distance(u, v, norm, eps, false);
   };
   TensorImplPtr d_pos = dist(a, p), d_neg = dist(a, n);
-  if (call.args[6].to_bool()) d_neg = Call("minimum", {d_neg, dist(p, n)});
-  TensorImplPtr m = Add(Sub(d_pos, d_neg), Num(call.args[3].to_double()));
-  call.outputs = {Reduce(Call("clamp", {m, Scalar::Int(0), Value()}), r)};
+  if (call.get(args::swap)) d_neg = ops::minimum(d_neg, dist(p, n));
+  TensorImplPtr m = Add(Sub(d_pos, d_neg), Num(call.get(args::margin)));
+  call.outputs = {Reduce(ops::clamp(m, Scalar::Int(0), std::nullopt), r)};
 }
 OF_OP(
     "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, "
@@ -617,8 +627,10 @@ OF_OP(
 // 1 - cos(x1, x2) where y == 1, max(0, cos - margin) where y == -1, with
 // PyTorch's cos = <x1, x2> / sqrt((|x1|^2 + 1e-12) (|x2|^2 + 1e-12)).
 void CosineEmbeddingLoss(OpCall& call) {
-  Reduction r = ParseReduction(call.args[4].str(), "cosine_embedding_loss");
-  const TensorImplPtr &x1 = T(call, 0), &x2 = T(call, 1), &y = T(call, 2);
+  namespace a = arg::cosine_embedding_loss;
+  Reduction r = ParseReduction(call.get(a::reduction), "cosine_embedding_loss");
+  const TensorImplPtr &x1 = call.tensor(a::input1), &x2 = call.tensor(a::input2),
+                      &y = call.tensor(a::target);
   OF_CHECK(y->ndim() <= 1, RuntimeError,
            "cosine_embedding_loss(): 0D or 1D target tensor expected, multi-target not supported "
            "(target ",
@@ -629,17 +641,16 @@ void CosineEmbeddingLoss(OpCall& call) {
            "D input tensors, but found inputs with sizes ", ShapeToString(x1->shape()), " and ",
            ShapeToString(x2->shape()), ".");
   const int64_t dim = y->ndim();
-  auto sum = [&](const TensorImplPtr& t) { return Call("sum.dim", {t, DimVector{dim}, false}); };
+  auto sum = [&](const TensorImplPtr& t) { return ops::sum_dim(t, DimVector{dim}, false); };
   TensorImplPtr dot = sum(Mul(x1, x2));
   TensorImplPtr m1 = Add(sum(Mul(x1, x1)), Num(1e-12));
   TensorImplPtr m2 = Add(sum(Mul(x2, x2)), Num(1e-12));
-  TensorImplPtr cos = Div(dot, Unary("sqrt", Mul(m1, m2)));
+  TensorImplPtr cos = Div(dot, ops::sqrt(Mul(m1, m2)));
   TensorImplPtr pos = Sub(Num(1), cos);
-  TensorImplPtr neg =
-      Call("clamp", {Sub(cos, Num(call.args[3].to_double())), Scalar::Int(0), Value()});
+  TensorImplPtr neg = ops::clamp(Sub(cos, Num(call.get(a::margin))), Scalar::Int(0), std::nullopt);
   TensorImplPtr zeros = ZerosLike(cos);
   TensorImplPtr loss =
-      Add(Where(Call("eq", {y, Num(1)}), pos, zeros), Where(Call("eq", {y, Num(-1)}), neg, zeros));
+      Add(Where(ops::eq(y, Num(1)), pos, zeros), Where(ops::eq(y, Num(-1)), neg, zeros));
   call.outputs = {Reduce(loss, r)};
 }
 OF_OP(
@@ -655,32 +666,34 @@ OF_OP(
 // batch concatenated (1-D); one length per sample. 'mean' divides each loss by
 // its target length first.
 void CtcLoss(OpCall& call) {
-  Reduction r = ParseReduction(call.args[5].str(), "ctc_loss");
-  TensorImplPtr lp = T(call, 0), targets = T(call, 1);
+  namespace a = arg::ctc_loss;
+  Reduction r = ParseReduction(call.get(a::reduction), "ctc_loss");
+  TensorImplPtr lp = call.tensor(a::log_probs), targets = call.tensor(a::targets);
   const bool batched = lp->ndim() == 3;
   OF_CHECK(lp->ndim() == 3 || lp->ndim() == 2, RuntimeError,
            "ctc_loss(): log_probs must be (T, N, C) or (T, C), got ", ShapeToString(lp->shape()));
   if (!batched) {
-    lp = Call("unsqueeze", {lp, int64_t{1}});
-    targets = Call("unsqueeze", {targets, int64_t{0}});
+    lp = ops::unsqueeze(lp, 1);
+    targets = ops::unsqueeze(targets, 0);
   }
+  const bool zero_infinity = call.get(a::zero_infinity);
   TensorImplPtr nll =
-      CallAll("_ctc_loss", {lp, targets, call.args[2], call.args[3], call.args[4], call.args[6]})[0]
-          .tensor();
-  if (call.args[6].to_bool()) {
-    nll = Where(Call("eq", {nll, Num(INFINITY)}), Num(0), nll);
+      ops::_ctc_loss(lp, targets, call.get(a::input_lengths), call.get(a::target_lengths),
+                     call.get(a::blank), zero_infinity)[0];
+  if (zero_infinity) {
+    nll = Where(ops::eq(nll, Num(INFINITY)), Num(0), nll);
   }
   if (r == Reduction::kMean) {
-    DimVector lengths = call.args[3].int_list();
+    DimVector lengths = call.get(a::target_lengths);
     for (int64_t& l : lengths) l = l < 1 ? 1 : l;
     TensorImplPtr divisor =
         TensorImpl::Empty({static_cast<int64_t>(lengths.size())}, DType::kInt64, nll->device());
     std::copy(lengths.begin(), lengths.end(), reinterpret_cast<int64_t*>(divisor->data()));
-    nll = Call("mean", {Div(nll, divisor)});
+    nll = ops::mean(Div(nll, divisor));
   } else if (r == Reduction::kSum) {
-    nll = Call("sum", {nll});
+    nll = ops::sum(nll);
   } else if (!batched) {
-    nll = Call("reshape", {nll, DimVector{}});
+    nll = ops::reshape(nll, DimVector{});
   }
   call.outputs = {nll};
 }
@@ -697,10 +710,11 @@ OF_OP(
     "_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int "
     "blank, bool zero_infinity) -> (Tensor, Tensor)")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& lp = T(call, 0);
-      const TensorImplPtr& targets = T(call, 1);
-      const DimVector& in_len = call.args[2].int_list();
-      const DimVector& tg_len = call.args[3].int_list();
+      namespace a = arg::_ctc_loss;
+      const TensorImplPtr& lp = call.tensor(a::log_probs);
+      const TensorImplPtr& targets = call.tensor(a::targets);
+      const DimVector& in_len = call.args[a::input_lengths].int_list();
+      const DimVector& tg_len = call.args[a::target_lengths].int_list();
       const int64_t steps = lp->shape()[0], batch = lp->shape()[1], classes = lp->shape()[2];
       OF_CHECK(IsFloatingPoint(lp->dtype()), RuntimeError,
                "ctc_loss(): log_probs must be a floating point tensor, got ",
@@ -713,7 +727,7 @@ OF_OP(
       OF_CHECK(static_cast<int64_t>(tg_len.size()) == batch, RuntimeError,
                "ctc_loss(): target_lengths must be of size batch_size (", batch, "), got ",
                tg_len.size());
-      int64_t blank = call.args[4].to_int();
+      int64_t blank = call.get(a::blank);
       OF_CHECK(blank >= 0 && blank < classes, RuntimeError,
                "ctc_loss(): blank must be in label range [0, ", classes, "), got ", blank);
       int64_t max_target = 0, total = 0;
@@ -744,9 +758,12 @@ OF_OP(
     })
     .Backward([](BackwardCtx& c) -> TensorList {
       if (!c.needs_grad[0]) return {nullptr, nullptr};
-      return {Call("_ctc_loss_backward", {c.grad(0), c.input(0), c.input(1), c.arg(2), c.arg(3),
-                                          c.output(0), c.output(1), c.arg(4), c.arg(5)}),
-              nullptr};
+      namespace a = arg::_ctc_loss;
+      return {
+          ops::_ctc_loss_backward(c.grad(0), c.get(a::log_probs), c.get(a::targets),
+                                  c.get(a::input_lengths), c.get(a::target_lengths), c.output(0),
+                                  c.output(1), c.get(a::blank), c.get(a::zero_infinity)),
+          nullptr};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
@@ -758,7 +775,7 @@ OF_OP(
     "target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity) "
     "-> Tensor")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& lp = T(call, 1);
+      const TensorImplPtr& lp = call.tensor(arg::_ctc_loss_backward::log_probs);
       call.compute_dtype = lp->dtype();
       call.out_meta = {{lp->shape(), lp->dtype()}};
     })

@@ -102,11 +102,11 @@ struct NormGrads {
 };
 
 TensorImplPtr MeanKeep(const TensorImplPtr& t, const DimVector& dims) {
-  return Call("mean.dim", {t, dims, true});
+  return ops::mean_dim(t, dims, true);
 }
 
 TensorImplPtr SumOver(const TensorImplPtr& t, const DimVector& dims) {
-  return dims.empty() ? t : Call("sum.dim", {t, dims, false});
+  return dims.empty() ? t : ops::sum_dim(t, dims, false);
 }
 
 // `gmean` and `grstd` (optional, shaped like the statistics in the group view)
@@ -118,14 +118,14 @@ NormGrads NormGradGraph(const TensorImplPtr& x, const TensorImplPtr& g, const Te
                         const TensorImplPtr& grstd = nullptr) {
   NormGrads out;
   auto grouped = [&](const TensorImplPtr& t) {
-    return group_shape.empty() ? t : Call("reshape", {t, group_shape});
+    return group_shape.empty() ? t : ops::reshape(t, group_shape);
   };
   auto ungrouped = [&](const TensorImplPtr& t) {
-    return group_shape.empty() ? t : Call("reshape", {t, x->shape()});
+    return group_shape.empty() ? t : ops::reshape(t, x->shape());
   };
   TensorImplPtr xg = grouped(x);
   TensorImplPtr xc = center ? Sub(xg, MeanKeep(xg, stat_dims)) : xg;
-  TensorImplPtr rstd = Unary("rsqrt", Add(MeanKeep(Mul(xc, xc), stat_dims), Num(eps)));
+  TensorImplPtr rstd = ops::rsqrt(Add(MeanKeep(Mul(xc, xc), stat_dims), Num(eps)));
   TensorImplPtr xhat_g = Mul(xc, rstd);
   if (need_dx) {
     TensorImplPtr gw = grouped(w_view ? Mul(g, w_view) : g);
@@ -153,7 +153,7 @@ TensorImplPtr ChannelView(const TensorImplPtr& w, int64_t ndim) {
   if (!w) return nullptr;
   DimVector shape(ndim, 1);
   shape[1] = w->numel();
-  return Call("reshape", {w, shape});
+  return ops::reshape(w, shape);
 }
 
 DimVector AllBut(int64_t ndim, int64_t skip) {
@@ -170,8 +170,6 @@ DimVector Mask(const GradSlots& s, std::initializer_list<int> args) {
   for (int a : args) m.push_back(s.needs(a) ? 1 : 0);
   return m;
 }
-
-Value Opt(const TensorImplPtr& t) { return t ? Value(t) : Value(); }
 
 // ---- layer_norm ------------------------------------------------------------------
 
@@ -210,34 +208,39 @@ DimVector StatShape(const TensorImplPtr& x, int64_t axis) {
 }
 
 void InferNativeLayerNorm(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  namespace A = arg::native_layer_norm;
+  const TensorImplPtr& x = call.tensor(A::input);
   RequireFloating(x, "layer_norm");
-  const DimVector& ns = call.args[1].int_list();
+  const DimVector ns = call.get(A::normalized_shape);
   const int64_t axis = LayerNormAxis(x, ns, "layer_norm");
-  CheckParamShape(call, 2, ns, "weight", "layer_norm");
-  CheckParamShape(call, 3, ns, "bias", "layer_norm");
-  const DType sd = ParamDType(call, x, {2, 3}, "layer_norm");
+  CheckParamShape(call, A::weight, ns, "weight", "layer_norm");
+  CheckParamShape(call, A::bias, ns, "bias", "layer_norm");
+  const DType sd = ParamDType(call, x, {A::weight, A::bias}, "layer_norm");
   call.compute_dtype = x->dtype();
   call.out_meta = {{x->shape(), x->dtype()}, {StatShape(x, axis), sd}, {StatShape(x, axis), sd}};
 }
 
 TensorList NativeLayerNormGrad(BackwardCtx& c) {
-  GradSlots s(c, {0, 2, 3});
+  namespace A = arg::native_layer_norm;
+  GradSlots s(c, {A::input, A::weight, A::bias});
   if (!c.grads[0]) return s.take();
-  TensorImplPtr x = c.input(0), w = c.input(2), g = c.grads[0];
-  const DimVector& ns = c.arg(1).int_list();
+  TensorImplPtr x = c.get(A::input), w = c.get(A::weight), g = c.grads[0];
+  const DimVector ns = c.get(A::normalized_shape);
   const int64_t axis = x->ndim() - static_cast<int64_t>(ns.size());
   if (GradMode::is_enabled()) {
-    NormGrads r = NormGradGraph(x, g, w, {}, Range(axis, x->ndim()), Range(0, axis),
-                                c.arg(4).to_double(), true, s.needs(0), s.needs(2), s.needs(3));
-    s.set(0, r.dx);
-    s.set(2, r.dw);
-    s.set(3, r.db);
+    NormGrads r = NormGradGraph(x, g, w, {}, Range(axis, x->ndim()), Range(0, axis), c.get(A::eps),
+                                true, s.needs(A::input), s.needs(A::weight), s.needs(A::bias));
+    s.set(A::input, r.dx);
+    s.set(A::weight, r.dw);
+    s.set(A::bias, r.db);
     return s.take();
   }
-  auto outs = CallAll("native_layer_norm_backward", {g, x, ns, c.output(1), c.output(2), Opt(w),
-                                                     Opt(c.input(3)), Mask(s, {0, 2, 3})});
-  for (int i = 0; i < 3; ++i) s.set(i == 0 ? 0 : i + 1, outs[i].tensor());
+  auto [dx, dw, db] =
+      ops::native_layer_norm_backward(g, x, ns, c.output(1), c.output(2), w, c.get(A::bias),
+                                      Mask(s, {A::input, A::weight, A::bias}));
+  s.set(A::input, dx);
+  s.set(A::weight, dw);
+  s.set(A::bias, db);
   return s.take();
 }
 
@@ -256,14 +259,17 @@ OF_OP(
     "mean, Tensor rstd, Tensor? weight, Tensor? bias, int[3] output_mask) -> (Tensor, Tensor, "
     "Tensor)")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& x = call.tensor(1);
-      const DimVector& mask = call.args[7].int_list();
-      auto param = [&](int arg, int m) -> OutMeta {
-        if (!call.has(arg) || !mask[m]) return {{0}, x->dtype()};
-        return {call.tensor(arg)->shape(), call.tensor(arg)->dtype()};
+      namespace A = arg::native_layer_norm_backward;
+      const TensorImplPtr& x = call.tensor(A::input);
+      const DimVector mask = call.get(A::output_mask);
+      auto param = [&](int a, int m) -> OutMeta {
+        if (!call.has(a) || !mask[m]) return {{0}, x->dtype()};
+        return {call.tensor(a)->shape(), call.tensor(a)->dtype()};
       };
       call.compute_dtype = x->dtype();
-      call.out_meta = {{mask[0] ? x->shape() : DimVector{0}, x->dtype()}, param(5, 1), param(6, 2)};
+      call.out_meta = {{mask[0] ? x->shape() : DimVector{0}, x->dtype()},
+                       param(A::weight, 1),
+                       param(A::bias, 2)};
     })
     .NonDifferentiable()
     .Sbp(sbp::NoSplitRuleYet())
@@ -273,9 +279,10 @@ OF_OP(
     "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
     "float eps=1e-05, bool cudnn_enable=True) -> Tensor")
     .Composite([](OpCall& call) {
-      call.outputs = {CallAll("native_layer_norm", {call.args[0], call.args[1], call.args[2],
-                                                    call.args[3], call.args[4]})[0]
-                          .tensor()};
+      namespace A = arg::layer_norm;
+      call.outputs = {ops::native_layer_norm(call.args[A::input], call.get(A::normalized_shape),
+                                             call.get(A::weight), call.get(A::bias),
+                                             call.get(A::eps))[0]};
     })
     .Sbp(sbp::Family("layer_norm"))
     .Autocast(amp::kNone, amp::kFp32);
@@ -284,19 +291,20 @@ OF_OP(
 
 // eps=None: the machine epsilon of the type the op computes in (float for
 // 16-bit inputs), as PyTorch.
-double RmsEps(const Value& eps, DType d) {
-  if (!eps.is_none()) return eps.to_double();
+double RmsEps(const std::optional<double>& eps, DType d) {
+  if (eps) return *eps;
   return d == DType::kFloat64 ? std::numeric_limits<double>::epsilon()
                               : std::numeric_limits<float>::epsilon();
 }
 
 void InferFusedRmsNorm(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  namespace A = arg::_fused_rms_norm;
+  const TensorImplPtr& x = call.tensor(A::input);
   RequireFloating(x, "rms_norm");
-  const DimVector& ns = call.args[1].int_list();
+  const DimVector ns = call.get(A::normalized_shape);
   const int64_t axis = LayerNormAxis(x, ns, "rms_norm");
-  CheckParamShape(call, 2, ns, "weight", "rms_norm");
-  if (call.has(2)) RequireFloating(call.tensor(2), "rms_norm");
+  CheckParamShape(call, A::weight, ns, "weight", "rms_norm");
+  if (call.has(A::weight)) RequireFloating(call.tensor(A::weight), "rms_norm");
   const DType sd = IsHalf(x->dtype()) ? DType::kFloat32 : x->dtype();
   call.compute_dtype = x->dtype();
   call.out_meta = {{x->shape(), x->dtype()}, {StatShape(x, axis), sd}};
@@ -308,23 +316,24 @@ OF_OP(
     .Infer(InferFusedRmsNorm)
     .Backward([](BackwardCtx& c) -> TensorList {
       // As PyTorch, a gradient flowing into rstd reaches the input too.
-      GradSlots s(c, {0, 2});
+      namespace A = arg::_fused_rms_norm;
+      GradSlots s(c, {A::input, A::weight});
       if (!c.grads[0] && !c.grads[1]) return s.take();
-      TensorImplPtr x = c.input(0), w = c.input(2), g = c.grad(0);
-      const DimVector& ns = c.arg(1).int_list();
+      TensorImplPtr x = c.get(A::input), w = c.get(A::weight), g = c.grad(0);
+      const DimVector ns = c.get(A::normalized_shape);
       const int64_t axis = x->ndim() - static_cast<int64_t>(ns.size());
       if (GradMode::is_enabled()) {
         NormGrads r = NormGradGraph(x, g, w, {}, Range(axis, x->ndim()), Range(0, axis),
-                                    RmsEps(c.arg(3), x->dtype()), false, s.needs(0), s.needs(2),
-                                    false, nullptr, c.grads[1]);
-        s.set(0, r.dx);
-        s.set(2, r.dw);
+                                    RmsEps(c.get(A::eps), x->dtype()), false, s.needs(A::input),
+                                    s.needs(A::weight), false, nullptr, c.grads[1]);
+        s.set(A::input, r.dx);
+        s.set(A::weight, r.dw);
         return s.take();
       }
-      auto outs = CallAll("_fused_rms_norm_backward",
-                          {g, x, ns, c.output(1), Opt(w), Mask(s, {0, 2}), Opt(c.grads[1])});
-      s.set(0, outs[0].tensor());
-      s.set(2, outs[1].tensor());
+      auto [dx, dw] = ops::_fused_rms_norm_backward(g, x, ns, c.output(1), w,
+                                                    Mask(s, {A::input, A::weight}), c.grads[1]);
+      s.set(A::input, dx);
+      s.set(A::weight, dw);
       return s.take();
     })
     .Sbp(sbp::Family("layer_norm"))
@@ -334,11 +343,14 @@ OF_OP(
     "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, "
     "Tensor? weight, int[2] output_mask, Tensor? grad_rstd=None) -> (Tensor, Tensor)")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& x = call.tensor(1);
-      const DimVector& mask = call.args[5].int_list();
+      namespace A = arg::_fused_rms_norm_backward;
+      const TensorImplPtr& x = call.tensor(A::input);
+      const DimVector mask = call.get(A::output_mask);
       call.compute_dtype = x->dtype();
       OutMeta dw{{0}, x->dtype()};
-      if (call.has(4) && mask[1]) dw = {call.tensor(4)->shape(), call.tensor(4)->dtype()};
+      if (call.has(A::weight) && mask[1]) {
+        dw = {call.tensor(A::weight)->shape(), call.tensor(A::weight)->dtype()};
+      }
       call.out_meta = {{mask[0] ? x->shape() : DimVector{0}, x->dtype()}, dw};
     })
     .NonDifferentiable()
@@ -352,18 +364,20 @@ OF_OP(
       // PyTorch's public op checks in this order, and reports an input with
       // fewer dims than normalized_shape as a ValueError (the shapes' mismatch
       // and the dtype are then left to the fused op).
-      const TensorImplPtr& x = call.tensor(0);
-      const DimVector& ns = call.args[1].int_list();
+      namespace A = arg::rms_norm;
+      const TensorImplPtr& x = call.tensor(A::input);
+      const DimVector ns = call.get(A::normalized_shape);
       OF_CHECK(!ns.empty(), RuntimeError,
                "rms_norm: Expected normalized_shape to be at least 1-dimensional, i.e., "
                "containing at least one element, but got normalized_shape = ",
                ShapeToString(ns));
-      CheckParamShape(call, 2, ns, "weight", "rms_norm");
+      CheckParamShape(call, A::weight, ns, "weight", "rms_norm");
       OF_CHECK(x->ndim() >= static_cast<int64_t>(ns.size()), ValueError,
                "rms_norm: Input tensor must have at least ", ns.size(), " dimensions, but got ",
                x->ndim(), " (input of size ", ShapeToString(x->shape()),
                ", normalized_shape = ", ShapeToString(ns), ")");
-      call.outputs = {CallAll("_fused_rms_norm", call.args)[0].tensor()};
+      call.outputs = {
+          ops::_fused_rms_norm(call.args[A::input], ns, call.get(A::weight), call.get(A::eps))[0]};
     })
     .Sbp(sbp::Family("layer_norm"))
     .Autocast(amp::kNone);
@@ -372,11 +386,12 @@ OF_OP(
 
 int64_t Channels(const TensorImplPtr& x) { return x->ndim() >= 2 ? x->shape()[1] : 0; }
 
-void CheckChannelParam(const OpCall& call, int arg, int64_t c, const char* what, const char* op) {
-  if (!call.has(arg)) return;
-  OF_CHECK(call.tensor(arg)->numel() == c, RuntimeError, op, ": ", what, " should contain ", c,
-           " elements not ", call.tensor(arg)->numel(), " (input of size ",
-           ShapeToString(call.tensor(0)->shape()), ")");
+// `a`: a parameter of native_batch_norm.
+void CheckChannelParam(const OpCall& call, int a, int64_t c, const char* what, const char* op) {
+  if (!call.has(a)) return;
+  OF_CHECK(call.tensor(a)->numel() == c, RuntimeError, op, ": ", what, " should contain ", c,
+           " elements not ", call.tensor(a)->numel(), " (input of size ",
+           ShapeToString(call.tensor(arg::native_batch_norm::input)->shape()), ")");
 }
 
 // The strides of a batch_norm result laid out like `x`: channels_last when x
@@ -387,66 +402,71 @@ DimVector BnOutputStrides(const TensorImplPtr& x) {
 }
 
 void InferNativeBatchNorm(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  namespace A = arg::native_batch_norm;
+  const TensorImplPtr& x = call.tensor(A::input);
   RequireFloating(x, "batch_norm");
   const int64_t c = Channels(x);
-  CheckChannelParam(call, 1, c, "weight", "batch_norm");
-  CheckChannelParam(call, 2, c, "bias", "batch_norm");
-  CheckChannelParam(call, 3, c, "running_mean", "batch_norm");
-  CheckChannelParam(call, 4, c, "running_var", "batch_norm");
+  CheckChannelParam(call, A::weight, c, "weight", "batch_norm");
+  CheckChannelParam(call, A::bias, c, "bias", "batch_norm");
+  CheckChannelParam(call, A::running_mean, c, "running_mean", "batch_norm");
+  CheckChannelParam(call, A::running_var, c, "running_var", "batch_norm");
   OF_CHECK(x->ndim() >= 2, RuntimeError,
            "batch_norm: expected an input of at least 2 dims (N, C, ...), but got input of size ",
            ShapeToString(x->shape()));
   OF_CHECK(x->numel() > 0, RuntimeError,
            "native_batch_norm: input tensor must have at least one element, but got input_sizes = ",
            ShapeToString(x->shape()));
-  const bool training = call.args[5].to_bool();
+  const bool training = call.get(A::training);
   if (!training) {
-    OF_CHECK(call.has(3), RuntimeError,
+    OF_CHECK(call.has(A::running_mean), RuntimeError,
              "batch_norm: running_mean must be defined in evaluation mode");
-    OF_CHECK(call.has(4), RuntimeError,
+    OF_CHECK(call.has(A::running_var), RuntimeError,
              "batch_norm: running_var must be defined in evaluation mode");
   }
-  const DType sd = ParamDType(call, x, {1, 2, 3, 4}, "batch_norm");
+  const DType sd =
+      ParamDType(call, x, {A::weight, A::bias, A::running_mean, A::running_var}, "batch_norm");
   const DimVector stat = training ? DimVector{c} : DimVector{0};
   call.compute_dtype = x->dtype();
   call.out_meta = {{x->shape(), x->dtype(), BnOutputStrides(x)}, {stat, sd}, {stat, sd}};
 }
 
 TensorList NativeBatchNormGrad(BackwardCtx& c) {
-  GradSlots s(c, {0, 1, 2, 3, 4});
+  namespace A = arg::native_batch_norm;
+  GradSlots s(c, {A::input, A::weight, A::bias, A::running_mean, A::running_var});
   if (!c.grads[0]) return s.take();
-  TensorImplPtr x = c.input(0), w = c.input(1), g = c.grads[0];
-  const bool training = c.arg(5).to_bool();
-  const double eps = c.arg(7).to_double();
+  TensorImplPtr x = c.get(A::input), w = c.get(A::weight), g = c.grads[0];
+  const bool training = c.get(A::training);
+  const double eps = c.get(A::eps);
   if (GradMode::is_enabled()) {
     const DimVector dims = AllBut(x->ndim(), 1);
     if (training) {
       NormGrads r = NormGradGraph(x, g, ChannelView(w, x->ndim()), {}, dims, dims, eps, true,
-                                  s.needs(0), s.needs(1), s.needs(2));
-      s.set(0, r.dx);
-      s.set(1, r.dw);
-      s.set(2, r.db);
+                                  s.needs(A::input), s.needs(A::weight), s.needs(A::bias));
+      s.set(A::input, r.dx);
+      s.set(A::weight, r.dw);
+      s.set(A::bias, r.db);
     } else {
       // Eval: an affine map with constant statistics.
-      TensorImplPtr rstd = ChannelView(Unary("rsqrt", Add(c.input(4), Num(eps))), x->ndim());
+      TensorImplPtr rstd = ChannelView(ops::rsqrt(Add(c.get(A::running_var), Num(eps))), x->ndim());
       TensorImplPtr wv = ChannelView(w, x->ndim());
-      if (s.needs(0)) s.set(0, Mul(wv ? Mul(g, wv) : g, rstd));
-      if (s.needs(1)) {
-        TensorImplPtr xhat = Mul(Sub(x, ChannelView(c.input(3), x->ndim())), rstd);
-        s.set(1, SumOver(Mul(g, xhat), dims));
+      if (s.needs(A::input)) s.set(A::input, Mul(wv ? Mul(g, wv) : g, rstd));
+      if (s.needs(A::weight)) {
+        TensorImplPtr xhat = Mul(Sub(x, ChannelView(c.get(A::running_mean), x->ndim())), rstd);
+        s.set(A::weight, SumOver(Mul(g, xhat), dims));
       }
-      if (s.needs(2)) s.set(2, SumOver(g, dims));
+      if (s.needs(A::bias)) s.set(A::bias, SumOver(g, dims));
     }
     return s.take();
   }
   // Training needs only the batch statistics (the running ones may have been
   // updated again by a later forward).
-  auto outs =
-      CallAll("native_batch_norm_backward", {g, x, Opt(w), training ? Value() : Opt(c.input(3)),
-                                             training ? Value() : Opt(c.input(4)), c.output(1),
-                                             c.output(2), training, eps, Mask(s, {0, 1, 2})});
-  for (int i = 0; i < 3; ++i) s.set(i, outs[i].tensor());
+  auto [dx, dw, db] = ops::native_batch_norm_backward(
+      g, x, w, training ? nullptr : c.get(A::running_mean),
+      training ? nullptr : c.get(A::running_var), c.output(1), c.output(2), training, eps,
+      Mask(s, {A::input, A::weight, A::bias}));
+  s.set(A::input, dx);
+  s.set(A::weight, dw);
+  s.set(A::bias, db);
   return s.take();
 }
 
@@ -464,15 +484,16 @@ OF_OP(
     "running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float "
     "eps, int[3] output_mask) -> (Tensor, Tensor, Tensor)")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& x = call.tensor(1);
-      const DimVector& mask = call.args[9].int_list();
+      namespace A = arg::native_batch_norm_backward;
+      const TensorImplPtr& x = call.tensor(A::input);
+      const DimVector mask = call.get(A::output_mask);
       const int64_t c = Channels(x);
       // Parameter gradients have the parameters' dtype: the weight's, else the
       // running statistics', else the batch statistics'.
       DType pd = x->dtype();
-      for (int arg : {2, 3, 5}) {
-        if (call.has(arg) && call.tensor(arg)->numel() > 0) {
-          pd = call.tensor(arg)->dtype();
+      for (int a : {A::weight, A::running_mean, A::save_mean}) {
+        if (call.has(a) && call.tensor(a)->numel() > 0) {
+          pd = call.tensor(a)->dtype();
           break;
         }
       }
@@ -491,18 +512,21 @@ OF_OP(
     "Tensor(b!)? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> "
     "Tensor")
     .Composite([](OpCall& call) {
-      const TensorImplPtr& x = call.tensor(0);
+      namespace A = arg::batch_norm;
+      const TensorImplPtr& x = call.tensor(A::input);
       if (x->numel() == 0) {
         // No statistics (the running ones stay); as PyTorch, a copy scaled by
         // weight[0] and shifted by bias[0], so the gradient chain is kept.
-        TensorImplPtr out = Call("clone", {x});
-        if (call.has(1)) out = Mul(out, Call("select", {call.tensor(1), 0, 0}));
-        if (call.has(2)) out = Add(out, Call("select", {call.tensor(2), 0, 0}));
+        TensorImplPtr out = ops::clone(x);
+        if (call.has(A::weight)) out = Mul(out, ops::select(call.tensor(A::weight), 0, 0));
+        if (call.has(A::bias)) out = Add(out, ops::select(call.tensor(A::bias), 0, 0));
         call.outputs = {out};
         return;
       }
-      std::vector<Value> args(call.args.begin(), call.args.begin() + 8);
-      call.outputs = {CallAll("native_batch_norm", std::move(args))[0].tensor()};
+      call.outputs = {ops::native_batch_norm(call.args[A::input], call.get(A::weight),
+                                             call.get(A::bias), call.get(A::running_mean),
+                                             call.get(A::running_var), call.get(A::training),
+                                             call.get(A::momentum), call.get(A::eps))[0]};
     })
     .Sbp(sbp::Family("batch_norm"))
     .Autocast(amp::kNone);
@@ -510,26 +534,27 @@ OF_OP(
 // ---- group_norm ----------------------------------------------------------------------
 
 void InferNativeGroupNorm(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  namespace A = arg::native_group_norm;
+  const TensorImplPtr& x = call.tensor(A::input);
   RequireFloating(x, "group_norm");
-  const int64_t n = call.args[3].to_int(), c = call.args[4].to_int(), hw = call.args[5].to_int();
-  const int64_t g = call.args[6].to_int();
+  const int64_t n = call.get(A::N), c = call.get(A::C), hw = call.get(A::HxW);
+  const int64_t g = call.get(A::group);
   OF_CHECK(g > 0 && c % g == 0, RuntimeError,
            "group_norm: Expected number of channels in input to be divisible by num_groups, but "
            "got input of shape ",
            ShapeToString(x->shape()), " and num_groups=", g);
   OF_CHECK(n * c * hw == x->numel(), RuntimeError, "group_norm: N * C * HxW (", n, " * ", c, " * ",
            hw, ") does not match the input of size ", ShapeToString(x->shape()));
-  for (int arg : {1, 2}) {
-    if (!call.has(arg)) continue;
-    const TensorImplPtr& p = call.tensor(arg);
-    OF_CHECK(p->ndim() == 1 && p->numel() == c, RuntimeError, "group_norm: Expected ",
-             arg == 1 ? "weight" : "bias",
-             " to be a vector of size equal to the number of channels in input, but got ",
-             arg == 1 ? "weight" : "bias", " of shape ", ShapeToString(p->shape()),
-             " and input of shape ", ShapeToString(x->shape()));
+  for (int a : {A::weight, A::bias}) {
+    if (!call.has(a)) continue;
+    const TensorImplPtr& p = call.tensor(a);
+    const char* what = a == A::weight ? "weight" : "bias";
+    OF_CHECK(p->ndim() == 1 && p->numel() == c, RuntimeError, "group_norm: Expected ", what,
+             " to be a vector of size equal to the number of channels in input, but got ", what,
+             " of shape ", ShapeToString(p->shape()), " and input of shape ",
+             ShapeToString(x->shape()));
   }
-  const DType sd = ParamDType(call, x, {1, 2}, "group_norm");
+  const DType sd = ParamDType(call, x, {A::weight, A::bias}, "group_norm");
   call.compute_dtype = x->dtype();
   call.out_meta = {{x->shape(), x->dtype()}, {{n, g}, sd}, {{n, g}, sd}};
 }
@@ -537,30 +562,33 @@ void InferNativeGroupNorm(OpCall& call) {
 // Unlike layer_norm and batch_norm (as in PyTorch), gradients flowing into the
 // mean and rstd outputs reach the input.
 TensorList NativeGroupNormGrad(BackwardCtx& c) {
-  GradSlots s(c, {0, 1, 2});
+  namespace A = arg::native_group_norm;
+  GradSlots s(c, {A::input, A::weight, A::bias});
   if (!c.grads[0] && !c.grads[1] && !c.grads[2]) return s.take();
-  TensorImplPtr x = c.input(0), w = c.input(1), g = c.grad(0);
-  const int64_t n = c.int_arg(3), ch = c.int_arg(4), hw = c.int_arg(5), groups = c.int_arg(6);
+  TensorImplPtr x = c.get(A::input), w = c.get(A::weight), g = c.grad(0);
+  const int64_t n = c.get(A::N), ch = c.get(A::C), hw = c.get(A::HxW), groups = c.get(A::group);
   if (GradMode::is_enabled()) {
     // Computed on the [N, C, HxW] view of the input.
-    TensorImplPtr x3 = Call("reshape", {x, DimVector{n, ch, hw}});
-    TensorImplPtr g3 = Call("reshape", {g, DimVector{n, ch, hw}});
+    TensorImplPtr x3 = ops::reshape(x, DimVector{n, ch, hw});
+    TensorImplPtr g3 = ops::reshape(g, DimVector{n, ch, hw});
     auto stat = [&](int i) -> TensorImplPtr {
-      return c.grads[i] ? Call("reshape", {c.grads[i], DimVector{n, groups, 1}}) : nullptr;
+      return c.grads[i] ? ops::reshape(c.grads[i], DimVector{n, groups, 1}) : nullptr;
     };
     NormGrads r =
-        NormGradGraph(x3, g3, ChannelView(w, 3), {n, groups, -1}, {2}, {0, 2}, c.arg(7).to_double(),
-                      true, s.needs(0), s.needs(1), s.needs(2), stat(1), stat(2));
-    if (r.dx) r.dx = Call("reshape", {r.dx, x->shape()});
-    s.set(0, r.dx);
-    s.set(1, r.dw);
-    s.set(2, r.db);
+        NormGradGraph(x3, g3, ChannelView(w, 3), {n, groups, -1}, {2}, {0, 2}, c.get(A::eps), true,
+                      s.needs(A::input), s.needs(A::weight), s.needs(A::bias), stat(1), stat(2));
+    if (r.dx) r.dx = ops::reshape(r.dx, x->shape());
+    s.set(A::input, r.dx);
+    s.set(A::weight, r.dw);
+    s.set(A::bias, r.db);
     return s.take();
   }
-  auto outs = CallAll("native_group_norm_backward",
-                      {g, x, c.output(1), c.output(2), Opt(w), n, ch, hw, groups,
-                       Mask(s, {0, 1, 2}), Opt(c.grads[1]), Opt(c.grads[2])});
-  for (int i = 0; i < 3; ++i) s.set(i, outs[i].tensor());
+  auto [dx, dw, db] = ops::native_group_norm_backward(
+      g, x, c.output(1), c.output(2), w, n, ch, hw, groups, Mask(s, {A::input, A::weight, A::bias}),
+      c.grads[1], c.grads[2]);
+  s.set(A::input, dx);
+  s.set(A::weight, dw);
+  s.set(A::bias, db);
   return s.take();
 }
 
@@ -577,10 +605,12 @@ OF_OP(
     "weight, int N, int C, int HxW, int group, int[3] output_mask, Tensor? grad_mean=None, Tensor? "
     "grad_rstd=None) -> (Tensor, Tensor, Tensor)")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& x = call.tensor(1);
-      const DimVector& mask = call.args[9].int_list();
-      const int64_t c = call.args[6].to_int();
-      const DType pd = call.has(4) ? call.tensor(4)->dtype() : call.tensor(2)->dtype();
+      namespace A = arg::native_group_norm_backward;
+      const TensorImplPtr& x = call.tensor(A::input);
+      const DimVector mask = call.get(A::output_mask);
+      const int64_t c = call.get(A::C);
+      const DType pd =
+          call.has(A::weight) ? call.tensor(A::weight)->dtype() : call.tensor(A::mean)->dtype();
       call.compute_dtype = x->dtype();
       call.out_meta = {{mask[0] ? x->shape() : DimVector{0}, x->dtype()},
                        {mask[1] ? DimVector{c} : DimVector{0}, pd},
@@ -595,15 +625,16 @@ OF_OP(
     "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float "
     "eps=1e-05, bool cudnn_enabled=True) -> Tensor")
     .Composite([](OpCall& call) {
-      const TensorImplPtr& x = call.tensor(0);
+      namespace A = arg::group_norm;
+      const TensorImplPtr& x = call.tensor(A::input);
       OF_CHECK(x->ndim() >= 2, RuntimeError,
                "group_norm: Expected at least 2 dimensions for input tensor but received ",
                x->ndim(), " (input of size ", ShapeToString(x->shape()), ")");
       const int64_t n = x->shape()[0], c = x->shape()[1];
       const int64_t hw = n * c == 0 ? 0 : x->numel() / (n * c);
-      call.outputs = {CallAll("native_group_norm", {call.args[0], call.args[2], call.args[3], n, c,
-                                                    hw, call.args[1], call.args[4]})[0]
-                          .tensor()};
+      call.outputs = {ops::native_group_norm(call.args[A::input], call.get(A::weight),
+                                             call.get(A::bias), n, c, hw, call.get(A::num_groups),
+                                             call.get(A::eps))[0]};
     })
     .Sbp(sbp::Family("group_norm"))
     .Autocast(amp::kNone, amp::kFp32);
@@ -620,51 +651,53 @@ OF_OP(
     "Tensor(b!)? running_var, bool use_input_stats, float momentum, float eps, bool "
     "cudnn_enabled) -> Tensor")
     .Composite([](OpCall& call) {
-      const TensorImplPtr& x = call.tensor(0);
+      namespace A = arg::instance_norm;
+      const TensorImplPtr& x = call.tensor(A::input);
       OF_CHECK(x->ndim() >= 2, RuntimeError,
                "instance_norm: Expected at least 2 dimensions for input tensor but received ",
                x->ndim(), " (input of size ", ShapeToString(x->shape()), ")");
       const int64_t n = x->shape()[0], c = x->shape()[1];
-      for (int arg : {3, 4}) {
-        if (!call.has(arg)) continue;
-        OF_CHECK(call.tensor(arg)->numel() == c, RuntimeError,
-                 "instance_norm: ", arg == 3 ? "running_mean" : "running_var", " should contain ",
-                 c, " elements not ", call.tensor(arg)->numel(), " (input of size ",
-                 ShapeToString(x->shape()), ")");
+      for (int a : {A::running_mean, A::running_var}) {
+        if (!call.has(a)) continue;
+        OF_CHECK(call.tensor(a)->numel() == c, RuntimeError,
+                 "instance_norm: ", a == A::running_mean ? "running_mean" : "running_var",
+                 " should contain ", c, " elements not ", call.tensor(a)->numel(),
+                 " (input of size ", ShapeToString(x->shape()), ")");
       }
-      const bool use_input_stats = call.args[5].to_bool();
-      const double momentum = call.args[6].to_double();
+      const bool use_input_stats = call.get(A::use_input_stats);
+      const double momentum = call.get(A::momentum);
       if (!use_input_stats) {
-        OF_CHECK(call.has(3) && call.has(4), RuntimeError,
+        OF_CHECK(call.has(A::running_mean) && call.has(A::running_var), RuntimeError,
                  "instance_norm: Expected running_mean and running_var to be defined when "
                  "use_input_stats is false");
-        call.outputs = {
-            CallAll("native_batch_norm", {call.args[0], call.args[1], call.args[2], call.args[3],
-                                          call.args[4], false, momentum, call.args[7]})[0]
-                .tensor()};
+        call.outputs = {ops::native_batch_norm(
+            call.args[A::input], call.get(A::weight), call.get(A::bias), call.get(A::running_mean),
+            call.get(A::running_var), false, momentum, call.get(A::eps))[0]};
         return;
       }
       const int64_t hw = n * c == 0 ? 0 : x->numel() / (n * c);
-      call.outputs = {CallAll("native_group_norm", {call.args[0], call.args[1], call.args[2], n, c,
-                                                    hw, c, call.args[7]})[0]
-                          .tensor()};
-      if (!call.has(3) && !call.has(4)) return;
+      call.outputs = {ops::native_group_norm(call.args[A::input], call.get(A::weight),
+                                             call.get(A::bias), n, c, hw, c, call.get(A::eps))[0]};
+      if (!call.has(A::running_mean) && !call.has(A::running_var)) return;
       GradModeGuard no_grad(false);
       // The statistics are computed in the running statistics' dtype (float for
       // a 16-bit input).
-      const DType sd = call.tensor(call.has(3) ? 3 : 4)->dtype();
+      const DType sd =
+          call.tensor(call.has(A::running_mean) ? A::running_mean : A::running_var)->dtype();
       const DType cd = IsHalf(sd) ? DType::kFloat32 : sd;
       TensorImplPtr x3 = ToDType(Reshape(x->Detach(), {n, c, hw}), cd, false);
       auto update = [&](const TensorImplPtr& running, const TensorImplPtr& batch) {
-        TensorImplPtr avg = Call("mean.dim", {batch, DimVector{0}, false});
+        TensorImplPtr avg = ops::mean_dim(batch, DimVector{0}, false);
         TensorImplPtr next =
             Add(Mul(ToDType(running, cd, false), Num(1.0 - momentum)), Mul(avg, Num(momentum)));
-        CopyInto(Call("reshape", {next, running->shape()}), running);
+        CopyInto(ops::reshape(next, running->shape()), running);
       };
-      if (call.has(3)) update(call.tensor(3), Call("mean.dim", {x3, DimVector{2}, false}));
-      if (call.has(4)) {
-        update(call.tensor(4),
-               Call("var.correction", {x3, DimVector{2}, Value(Scalar::Int(1)), false}));
+      if (call.has(A::running_mean)) {
+        update(call.tensor(A::running_mean), ops::mean_dim(x3, DimVector{2}, false));
+      }
+      if (call.has(A::running_var)) {
+        update(call.tensor(A::running_var),
+               ops::var_correction(x3, DimVector{2}, Scalar::Int(1), false));
       }
     })
     .Sbp(sbp::Family("batch_norm", "instance=1"))

@@ -23,8 +23,9 @@ namespace {
 
 // The dtype every tensor of the call must have; the kernels check the rest (lengths,
 // shapes, layouts).
+// Serves _fused_sgd_, _fused_adam_ and _fused_adamw_: params is argument 0 of each.
 void InferFusedOptim(OpCall& call) {
-  const TensorList& params = call.args[0].tensors();
+  const TensorList params = call.get(arg::_fused_sgd_::params);
   call.compute_dtype = params.empty() ? DType::kFloat32 : params[0]->dtype();
   OF_CHECK(IsFloatingPoint(call.compute_dtype), RuntimeError, call.name(),
            ": parameters must be floating point, got ", DTypeName(call.compute_dtype));

@@ -21,8 +21,8 @@ namespace {
 // ---- constant_pad_nd ---------------------------------------------------------------
 
 void InferConstantPad(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const DimVector& pad = call.args[1].int_list();
+  const TensorImplPtr& x = call.tensor(arg::constant_pad_nd::input);
+  const DimVector pad = call.get(arg::constant_pad_nd::pad);
   OF_CHECK(pad.size() % 2 == 0, RuntimeError,
            "constant_pad_nd(): Length of pad must be even but instead it equals ", pad.size());
   OF_CHECK(static_cast<int64_t>(pad.size()) <= 2 * x->ndim(), RuntimeError,
@@ -52,9 +52,9 @@ void InferConstantPad(OpCall& call) {
 OF_OP("constant_pad_nd(Tensor input, int[] pad, Scalar value=0) -> Tensor")
     .Infer(InferConstantPad)
     .Backward([](BackwardCtx& c) -> TensorList {
-      DimVector neg = c.arg(1).int_list();
+      DimVector neg = c.get(arg::constant_pad_nd::pad);
       for (int64_t& p : neg) p = -p;
-      return {Call("constant_pad_nd", {c.grad(), neg, Scalar::Int(0)})};
+      return {ops::constant_pad_nd(c.grad(), neg, Scalar::Int(0))};
     })
     .Sbp(sbp::Family("constant_pad"))
     .Autocast(amp::kNone);
@@ -73,8 +73,9 @@ void InferReflectReplicate(OpCall& call) {
   const std::string& name = call.name();
   const bool backward = name.find("_backward") != std::string::npos;
   const bool reflect = name.find("reflection") != std::string::npos;
-  const TensorImplPtr& t = call.tensor(0);
-  const DimVector& pad = call.args[1].int_list();
+  // The four ops have the same argument indices.
+  const TensorImplPtr& t = call.tensor(arg::_reflection_pad::self);
+  const DimVector pad = call.get(arg::_reflection_pad::padding);
   const int64_t k = static_cast<int64_t>(pad.size()) / 2;
   OF_CHECK(pad.size() % 2 == 0 && k >= 1 && k <= 3, RuntimeError, name,
            "(): expected 2, 4 or 6 padding values, but got ", ShapeToString(pad));
@@ -125,31 +126,32 @@ void InferReflectReplicate(OpCall& call) {
 }
 
 // The forward's gradient is the backward op; the backward's is the forward.
-TensorList ReflectReplicateGrad(BackwardCtx& c) {
-  const std::string& name = c.op->schema().name;
-  const size_t at = name.find("_backward");
-  const std::string other = at == std::string::npos ? name + "_backward" : name.substr(0, at);
-  return {Call(other, {c.grad(), c.arg(1)})};
-}
-
 OF_OP("_reflection_pad(Tensor self, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
-    .Backward(ReflectReplicateGrad)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      return {ops::_reflection_pad_backward(c.grad(), c.get(arg::_reflection_pad::padding))};
+    })
     .Sbp(sbp::Family("spatial", "n=any"))
     .Autocast(amp::kFp32, amp::kNone);
 OF_OP("_reflection_pad_backward(Tensor grad_output, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
-    .Backward(ReflectReplicateGrad)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      return {ops::_reflection_pad(c.grad(), c.get(arg::_reflection_pad_backward::padding))};
+    })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP("_replication_pad(Tensor self, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
-    .Backward(ReflectReplicateGrad)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      return {ops::_replication_pad_backward(c.grad(), c.get(arg::_replication_pad::padding))};
+    })
     .Sbp(sbp::Family("spatial", "n=any"))
     .Autocast(amp::kFp32, amp::kNone);
 OF_OP("_replication_pad_backward(Tensor grad_output, int[] padding) -> Tensor")
     .Infer(InferReflectReplicate)
-    .Backward(ReflectReplicateGrad)
+    .Backward([](BackwardCtx& c) -> TensorList {
+      return {ops::_replication_pad(c.grad(), c.get(arg::_replication_pad_backward::padding))};
+    })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
@@ -158,8 +160,9 @@ OF_OP("_replication_pad_backward(Tensor grad_output, int[] padding) -> Tensor")
 // Negative padding crops first; the rest wraps around the cropped tensor, at
 // most once.
 void PadCircular(OpCall& call) {
-  TensorImplPtr x = call.tensor(0);
-  const DimVector& pad = call.args[1].int_list();
+  const TensorImplPtr& input = call.tensor(arg::_pad_circular::self);
+  TensorImplPtr x = input;
+  const DimVector pad = call.get(arg::_pad_circular::pad);
   const int64_t k = static_cast<int64_t>(pad.size()) / 2;
   const int64_t nd = x->ndim();
   OF_CHECK(pad.size() % 2 == 0 && k >= 1 && k <= 3 && (nd == k + 1 || nd == k + 2), RuntimeError,
@@ -182,7 +185,7 @@ void PadCircular(OpCall& call) {
     // An empty result (still connected to x for autograd): crop each dim to its output size.
     DimVector crop(pad.size());
     for (int64_t i = 0; i < k; ++i) crop[2 * i] = out[nd - 1 - i] - x->shape()[nd - 1 - i];
-    call.outputs = {Call("constant_pad_nd", {x, crop, Scalar::Int(0)})};
+    call.outputs = {ops::constant_pad_nd(x, crop, Scalar::Int(0))};
     return;
   }
   for (int64_t i = 0; i < k; ++i) {
@@ -193,28 +196,30 @@ void PadCircular(OpCall& call) {
     const int64_t m = n - lo - hi;
     OF_CHECK(m >= 0 && l <= m && r <= m, RuntimeError,
              "_pad_circular(): Padding value causes wrapping around more than once: padding (", l,
-             ", ", r, ") at dimension ", d, " of input ", ShapeToString(call.tensor(0)->shape()),
-             " (", m, " elements left after the negative padding)");
-    TensorImplPtr core = Call("narrow", {x, d, lo, m});
+             ", ", r, ") at dimension ", d, " of input ", ShapeToString(input->shape()), " (", m,
+             " elements left after the negative padding)");
+    TensorImplPtr core = ops::narrow(x, d, lo, m);
     TensorList parts;
-    if (l > 0) parts.push_back(Call("narrow", {core, d, m - l, l}));
+    if (l > 0) parts.push_back(ops::narrow(core, d, m - l, l));
     parts.push_back(core);
-    if (r > 0) parts.push_back(Call("narrow", {core, d, int64_t{0}, r}));
-    x = parts.size() == 1 ? core : Call("cat", {parts, d});
+    if (r > 0) parts.push_back(ops::narrow(core, d, 0, r));
+    x = parts.size() == 1 ? core : ops::cat(parts, d);
   }
-  if (x->storage() == call.tensor(0)->storage()) x = Call("clone", {x});
+  if (x->storage() == input->storage()) x = ops::clone(x);
   call.outputs = {x};
 }
-OF_OP("_pad_circular(Tensor self, int[] pad) -> Tensor").Composite(PadCircular)
+OF_OP("_pad_circular(Tensor self, int[] pad) -> Tensor")
+    .Composite(PadCircular)
     .Sbp(sbp::Family("spatial", "n=any"))
     .Autocast(amp::kNone);
 
 // ---- F.pad -------------------------------------------------------------------------
 
 void Pad(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const DimVector& pad = call.args[1].int_list();
-  const std::string& mode = call.args[2].str();
+  const TensorImplPtr& x = call.tensor(arg::_pad::self);
+  const DimVector pad = call.get(arg::_pad::pad);
+  const std::string mode = call.get(arg::_pad::mode);
+  const std::optional<double> value = call.get(arg::_pad::value);
   const int64_t nd = x->ndim();
   const int64_t len = static_cast<int64_t>(pad.size());
   OF_CHECK(mode == "constant" || mode == "reflect" || mode == "replicate" || mode == "circular",
@@ -226,13 +231,12 @@ void Pad(OpCall& call) {
            "but got padding length ",
            len, " and input of dimension ", nd, " (shape ", ShapeToString(x->shape()), ")");
   if (mode == "constant") {
-    const Scalar value =
-        call.args[3].is_none() ? Scalar::Int(0) : Scalar::Float(call.args[3].to_double());
-    call.outputs = {Call("constant_pad_nd", {x, pad, value})};
+    const Scalar fill = value ? Scalar::Float(*value) : Scalar::Int(0);
+    call.outputs = {ops::constant_pad_nd(x, pad, fill)};
     return;
   }
-  OF_CHECK(call.args[3].is_none() || call.args[3].to_double() == 0, RuntimeError,
-           "pad(): Padding mode \"", mode, "\" doesn't take in value argument");
+  OF_CHECK(!value || *value == 0, RuntimeError, "pad(): Padding mode \"", mode,
+           "\" doesn't take in value argument");
   const int64_t k = len / 2;
   OF_CHECK(k >= 1 && k <= 3 && (nd == k + 1 || nd == k + 2), NotImplementedError,
            "pad(): Padding size ", len, " is not supported for ", nd, "D input tensor of shape ",
@@ -241,10 +245,13 @@ void Pad(OpCall& call) {
            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)");
-  const char* op = mode == "reflect"     ? "_reflection_pad"
-                   : mode == "replicate" ? "_replication_pad"
-                                         : "_pad_circular";
-  call.outputs = {Call(op, {x, pad})};
+  if (mode == "reflect") {
+    call.outputs = {ops::_reflection_pad(x, pad)};
+  } else if (mode == "replicate") {
+    call.outputs = {ops::_replication_pad(x, pad)};
+  } else {
+    call.outputs = {ops::_pad_circular(x, pad)};
+  }
 }
 OF_OP("_pad(Tensor self, int[] pad, str mode=\"constant\", float? value=None) -> Tensor")
     .Composite(Pad)

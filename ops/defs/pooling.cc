@@ -148,20 +148,22 @@ void CheckPoolDType(const TensorImplPtr& x, const std::string& op) {
 // ---- max pooling --------------------------------------------------------------
 
 // max_poolNd_with_indices(self, kernel_size, stride, padding, dilation,
-// ceil_mode) -> (values, indices)
+// ceil_mode) -> (values, indices); N = 1, 2, 3 have their arguments at the
+// same places (max_pool1d_with_indices's names).
 void InferMaxPool(OpCall& call) {
+  namespace a = arg::max_pool1d_with_indices;
   const std::string op = call.name();
   const int64_t n = SpatialDims(call);
-  Window w{call.args[1].int_list(), call.args[2].int_list(), call.args[3].int_list(),
-           call.args[4].int_list(), call.args[5].to_bool()};
-  const TensorImplPtr& x = call.tensor(0);
+  Window w{call.get(a::kernel_size), call.get(a::stride), call.get(a::padding),
+           call.get(a::dilation), call.get(a::ceil_mode)};
+  const TensorImplPtr& x = call.tensor(a::input);
   DimVector shape = PoolOutputShape(op, x, n, w);
   CheckPoolDType(x, op);
   // The kernel reads the normalized lists.
-  call.args[1] = w.kernel;
-  call.args[2] = w.stride;
-  call.args[3] = w.padding;
-  call.args[4] = w.dilation;
+  call.args[a::kernel_size] = w.kernel;
+  call.args[a::stride] = w.stride;
+  call.args[a::padding] = w.padding;
+  call.args[a::dilation] = w.dilation;
   call.compute_dtype = x->dtype();
   DimVector stride = PoolStrides(x, shape, n);
   call.out_meta = {{shape, x->dtype(), stride}, {shape, DType::kInt64, stride}};
@@ -174,7 +176,7 @@ DimVector Trailing(const DimVector& shape, int64_t n) {
 
 TensorImplPtr MaxPoolBackward(const TensorImplPtr& g, const TensorImplPtr& indices,
                               const DimVector& input_shape, int64_t n) {
-  return Call("max_pool_with_indices_backward", {g, indices, Trailing(input_shape, n)});
+  return ops::max_pool_with_indices_backward(g, indices, Trailing(input_shape, n));
 }
 
 // `t` with its trailing `n` dims flattened into one.
@@ -183,27 +185,37 @@ TensorImplPtr FlattenTrailing(const TensorImplPtr& t, int64_t n) {
   int64_t inner = 1;
   for (int64_t s : Trailing(t->shape(), n)) inner *= s;
   shape.push_back(inner);
-  return Call("reshape", {t, shape});
+  return ops::reshape(t, shape);
 }
 
 // out[..., j] = src[..., indices[..., j]] per plane, the indices being flat
 // offsets into src's trailing `n` dims; out has the indices' shape.
 TensorImplPtr GatherPlanes(const TensorImplPtr& src, const TensorImplPtr& indices, int64_t n) {
   const int64_t lead = src->ndim() - n;
-  TensorImplPtr out = Call("gather", {FlattenTrailing(src, n), lead, FlattenTrailing(indices, n)});
-  return Call("reshape", {out, indices->shape()});
+  TensorImplPtr out = ops::gather(FlattenTrailing(src, n), lead, FlattenTrailing(indices, n));
+  return ops::reshape(out, indices->shape());
 }
 
 TensorList MaxPoolGrad(BackwardCtx& c) {
   const int64_t n = SpatialDims(c);
-  return {MaxPoolBackward(c.grad(0), c.output(1), c.input(0)->shape(), n)};
+  return {MaxPoolBackward(c.grad(0), c.output(1),
+                          c.get(arg::max_pool1d_with_indices::input)->shape(), n)};
 }
 
 // max_poolNd: the values of max_poolNd_with_indices (whose indices the
-// gradient needs anyway).
+// gradient needs anyway). N = 1, 2, 3 have their arguments at the same places
+// (max_pool1d's names).
 void MaxPoolValues(OpCall& call) {
-  std::vector<Value> args(call.args.begin(), call.args.end());
-  call.outputs = {CallAll(call.name() + "_with_indices", std::move(args))[0].tensor()};
+  namespace a = arg::max_pool1d;
+  // max_poolNd_with_indices for N = 1, 2, 3.
+  static constexpr decltype(&ops::max_pool1d_with_indices) kWithIndices[] = {
+      &ops::max_pool1d_with_indices, &ops::max_pool2d_with_indices, &ops::max_pool3d_with_indices};
+  const int64_t n = SpatialDims(call);
+  OF_CHECK(n >= 1 && n <= 3, RuntimeError, "no op named '", call.name(),
+           "_with_indices' is declared");
+  call.outputs = {kWithIndices[n - 1](call.args[a::input], call.get(a::kernel_size),
+                                      call.get(a::stride), call.get(a::padding),
+                                      call.get(a::dilation), call.get(a::ceil_mode))[0]};
 }
 
 // max_pool3d runs in float32 under CPU autocast (PyTorch's CPU list).
@@ -235,8 +247,8 @@ OF_OP(
     "max_pool_with_indices_backward(Tensor grad_output, Tensor indices, int[] input_size) -> "
     "Tensor")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& g = call.tensor(0);
-      const DimVector& sp = call.args[2].int_list();
+      const TensorImplPtr& g = call.tensor(arg::max_pool_with_indices_backward::grad_output);
+      const DimVector& sp = call.args[arg::max_pool_with_indices_backward::input_size].int_list();
       DimVector shape(g->shape().begin(), g->shape().end() - sp.size());
       shape.insert(shape.end(), sp.begin(), sp.end());
       call.compute_dtype = g->dtype();
@@ -245,8 +257,10 @@ OF_OP(
     .Backward([](BackwardCtx& c) -> TensorList {
       // Linear in grad_output: its gradient gathers at the indices.
       if (!c.needs_grad[0]) return {nullptr, nullptr};
-      const int64_t n = static_cast<int64_t>(c.arg(2).int_list().size());
-      return {GatherPlanes(c.grad(), c.input(1), n), nullptr};
+      const int64_t n = static_cast<int64_t>(
+          c.arg(arg::max_pool_with_indices_backward::input_size).int_list().size());
+      return {GatherPlanes(c.grad(), c.get(arg::max_pool_with_indices_backward::indices), n),
+              nullptr};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
@@ -254,34 +268,41 @@ OF_OP(
 // ---- average pooling -------------------------------------------------------------
 
 // avg_poolNd(self, kernel_size, stride, padding, ceil_mode, count_include_pad
-// [, divisor_override])
+// [, divisor_override]): N = 1, 2, 3 have their arguments at the same places
+// (avg_pool2d's names); avg_pool1d has no divisor_override.
 void InferAvgPool(OpCall& call) {
+  namespace a = arg::avg_pool2d;
   const std::string op = call.name();
   const int64_t n = SpatialDims(call);
-  Window w{call.args[1].int_list(),
-           call.args[2].int_list(),
-           call.args[3].int_list(),
+  Window w{call.get(a::kernel_size),
+           call.get(a::stride),
+           call.get(a::padding),
            {},
-           call.args[4].to_bool()};
-  const TensorImplPtr& x = call.tensor(0);
+           call.get(a::ceil_mode)};
+  const TensorImplPtr& x = call.tensor(a::input);
   DimVector shape = PoolOutputShape(op, x, n, w);
   CheckPoolDType(x, op);
-  if (call.args.size() > 6 && !call.args[6].is_none()) {
-    OF_CHECK(call.args[6].to_int() != 0, RuntimeError, op, "(): divisor must be not zero");
+  if (static_cast<int>(call.args.size()) > a::divisor_override && call.has(a::divisor_override)) {
+    OF_CHECK(*call.get(a::divisor_override) != 0, RuntimeError, op, "(): divisor must be not zero");
   }
-  call.args[1] = w.kernel;
-  call.args[2] = w.stride;
-  call.args[3] = w.padding;
+  call.args[a::kernel_size] = w.kernel;
+  call.args[a::stride] = w.stride;
+  call.args[a::padding] = w.padding;
   call.compute_dtype = x->dtype();
   DimVector stride = PoolStrides(x, shape, n);
   call.out_meta = {{shape, x->dtype(), std::move(stride)}};
 }
 
+// avg_pool1d/2d/3d, read with avg_pool2d's names (see InferAvgPool).
 TensorList AvgPoolGrad(BackwardCtx& c) {
-  const Value divisor = c.args.size() > 6 ? c.arg(6) : Value();
+  namespace a = arg::avg_pool2d;
+  const std::optional<int64_t> divisor = static_cast<int>(c.args.size()) > a::divisor_override
+                                             ? c.get(a::divisor_override)
+                                             : std::nullopt;
   const int64_t n = SpatialDims(c);
-  return {Call("avg_pool_backward", {c.grad(), Trailing(c.input(0)->shape(), n), c.arg(1), c.arg(2),
-                                     c.arg(3), c.arg(4), c.arg(5), divisor})};
+  return {ops::avg_pool_backward(c.grad(), Trailing(c.get(a::input)->shape(), n),
+                                 c.get(a::kernel_size), c.get(a::stride), c.get(a::padding),
+                                 c.get(a::ceil_mode), c.get(a::count_include_pad), divisor)};
 }
 
 // grad_output's leading dims followed by `spatial`.
@@ -320,28 +341,44 @@ OF_OP(
     "avg_pool_backward(Tensor grad_output, int[] input_size, int[] kernel_size, int[] stride, "
     "int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor")
     .Infer([](OpCall& call) {
+      namespace a = arg::avg_pool_backward;
       // The kernel reads normalized lists (the forward's arguments as given).
-      const int64_t n = static_cast<int64_t>(call.args[1].int_list().size());
+      const DimVector& input_size = call.args[a::input_size].int_list();
+      const int64_t n = static_cast<int64_t>(input_size.size());
       const std::string op = "avg_pool" + std::to_string(n) + "d";
-      DimVector kernel = PoolParam(call.args[2].int_list(), n, op, "kernel_size", "be either");
-      DimVector stride = call.args[3].int_list().empty()
-                             ? kernel
-                             : PoolParam(call.args[3].int_list(), n, op, "stride", "be omitted,");
-      call.args[4] = PoolParam(call.args[4].int_list(), n, op, "padding", "be either");
-      call.args[2] = std::move(kernel);
-      call.args[3] = std::move(stride);
-      call.compute_dtype = call.tensor(0)->dtype();
-      DimVector shape = GradInputShape(call.tensor(0), call.args[1].int_list());
-      DimVector layout = PoolStrides(call.tensor(0), shape, n);
+      DimVector kernel = PoolParam(call.get(a::kernel_size), n, op, "kernel_size", "be either");
+      const DimVector& given_stride = call.args[a::stride].int_list();
+      DimVector stride =
+          given_stride.empty() ? kernel : PoolParam(given_stride, n, op, "stride", "be omitted,");
+      call.args[a::padding] = PoolParam(call.get(a::padding), n, op, "padding", "be either");
+      call.args[a::kernel_size] = std::move(kernel);
+      call.args[a::stride] = std::move(stride);
+      const TensorImplPtr& g = call.tensor(a::grad_output);
+      call.compute_dtype = g->dtype();
+      DimVector shape = GradInputShape(g, input_size);
+      DimVector layout = PoolStrides(g, shape, n);
       call.out_meta = {{std::move(shape), call.compute_dtype, std::move(layout)}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
+      namespace a = arg::avg_pool_backward;
       if (!c.needs_grad[0]) return {nullptr};
-      const int64_t n = static_cast<int64_t>(c.arg(1).int_list().size());
-      const std::string op = "avg_pool" + std::to_string(n) + "d";
-      std::vector<Value> args = {c.grad(), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(6)};
-      if (n > 1) args.push_back(c.arg(7));
-      return {Call(op, std::move(args))};
+      const int64_t n = static_cast<int64_t>(c.arg(a::input_size).int_list().size());
+      const TensorImplPtr g = c.grad();
+      const DimVector kernel = c.get(a::kernel_size), stride = c.get(a::stride),
+                      padding = c.get(a::padding);
+      const bool ceil_mode = c.get(a::ceil_mode);
+      const bool count_include_pad = c.get(a::count_include_pad);
+      switch (n) {
+        case 1:
+          return {ops::avg_pool1d(g, kernel, stride, padding, ceil_mode, count_include_pad)};
+        case 2:
+          return {ops::avg_pool2d(g, kernel, stride, padding, ceil_mode, count_include_pad,
+                                  c.get(a::divisor_override))};
+        case 3:
+          return {ops::avg_pool3d(g, kernel, stride, padding, ceil_mode, count_include_pad,
+                                  c.get(a::divisor_override))};
+      }
+      OF_THROW(RuntimeError, "no op named 'avg_pool", n, "d' is declared");
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
@@ -349,10 +386,11 @@ OF_OP(
 // ---- adaptive pooling ----------------------------------------------------------
 
 // Checks an adaptive pool's input and output_size; returns the output shape.
+// (adaptive_{avg,max}_pool{1,2,3}d: input and output_size at the same places.)
 DimVector AdaptiveOutputShape(const OpCall& call, int64_t n) {
   const std::string op = call.name();
-  const TensorImplPtr& x = call.tensor(0);
-  const DimVector& size = call.args[1].int_list();
+  const TensorImplPtr& x = call.tensor(arg::adaptive_avg_pool1d::input);
+  const DimVector& size = call.args[arg::adaptive_avg_pool1d::output_size].int_list();
   OF_CHECK(static_cast<int64_t>(size.size()) == n, RuntimeError, op, ": output_size must be ", n,
            " (got ", ShapeToString(size), ")");
   for (int64_t s : size) {
@@ -376,25 +414,30 @@ DimVector AdaptiveOutputShape(const OpCall& call, int64_t n) {
   return out;
 }
 
+// adaptive_avg_pool1d/2d/3d (adaptive_avg_pool1d's names).
 void InferAdaptiveAvg(OpCall& call) {
   const int64_t n = SpatialDims(call);
   DimVector shape = AdaptiveOutputShape(call, n);
-  call.compute_dtype = call.tensor(0)->dtype();
-  DimVector stride = PoolStrides(call.tensor(0), shape, n);
+  const TensorImplPtr& x = call.tensor(arg::adaptive_avg_pool1d::input);
+  call.compute_dtype = x->dtype();
+  DimVector stride = PoolStrides(x, shape, n);
   call.out_meta = {{shape, call.compute_dtype, std::move(stride)}};
 }
 
+// adaptive_max_pool1d/2d/3d (adaptive_max_pool1d's names).
 void InferAdaptiveMax(OpCall& call) {
   const int64_t n = SpatialDims(call);
   DimVector shape = AdaptiveOutputShape(call, n);
-  call.compute_dtype = call.tensor(0)->dtype();
-  DimVector stride = PoolStrides(call.tensor(0), shape, n);
+  const TensorImplPtr& x = call.tensor(arg::adaptive_max_pool1d::input);
+  call.compute_dtype = x->dtype();
+  DimVector stride = PoolStrides(x, shape, n);
   call.out_meta = {{shape, call.compute_dtype, stride}, {shape, DType::kInt64, stride}};
 }
 
 TensorList AdaptiveAvgGrad(BackwardCtx& c) {
   const int64_t n = SpatialDims(c);
-  return {Call("adaptive_avg_pool_backward", {c.grad(), Trailing(c.input(0)->shape(), n)})};
+  return {ops::adaptive_avg_pool_backward(
+      c.grad(), Trailing(c.get(arg::adaptive_avg_pool1d::input)->shape(), n))};
 }
 
 OF_OP("adaptive_avg_pool1d(Tensor input, int[1] output_size) -> Tensor")
@@ -417,24 +460,37 @@ OF_OP("adaptive_avg_pool3d(Tensor input, int[3] output_size) -> Tensor")
 // sizes. Its gradient is adaptive_avg_pool to grad_output's spatial sizes.
 OF_OP("adaptive_avg_pool_backward(Tensor grad_output, int[] input_size) -> Tensor")
     .Infer([](OpCall& call) {
-      call.compute_dtype = call.tensor(0)->dtype();
-      DimVector shape = GradInputShape(call.tensor(0), call.args[1].int_list());
-      DimVector stride =
-          PoolStrides(call.tensor(0), shape, static_cast<int64_t>(call.args[1].int_list().size()));
+      namespace a = arg::adaptive_avg_pool_backward;
+      const TensorImplPtr& g = call.tensor(a::grad_output);
+      const DimVector& input_size = call.args[a::input_size].int_list();
+      call.compute_dtype = g->dtype();
+      DimVector shape = GradInputShape(g, input_size);
+      DimVector stride = PoolStrides(g, shape, static_cast<int64_t>(input_size.size()));
       call.out_meta = {{std::move(shape), call.compute_dtype, std::move(stride)}};
     })
     .Backward([](BackwardCtx& c) -> TensorList {
+      namespace a = arg::adaptive_avg_pool_backward;
       if (!c.needs_grad[0]) return {nullptr};
-      const int64_t n = static_cast<int64_t>(c.arg(1).int_list().size());
-      const std::string op = "adaptive_avg_pool" + std::to_string(n) + "d";
-      return {Call(op, {c.grad(), Trailing(c.input(0)->shape(), n)})};
+      const int64_t n = static_cast<int64_t>(c.arg(a::input_size).int_list().size());
+      const TensorImplPtr g = c.grad();
+      const DimVector output_size = Trailing(c.get(a::grad_output)->shape(), n);
+      switch (n) {
+        case 1:
+          return {ops::adaptive_avg_pool1d(g, output_size)};
+        case 2:
+          return {ops::adaptive_avg_pool2d(g, output_size)};
+        case 3:
+          return {ops::adaptive_avg_pool3d(g, output_size)};
+      }
+      OF_THROW(RuntimeError, "no op named 'adaptive_avg_pool", n, "d' is declared");
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 TensorList AdaptiveMaxGrad(BackwardCtx& c) {
   const int64_t n = SpatialDims(c);
-  return {MaxPoolBackward(c.grad(0), c.output(1), c.input(0)->shape(), n)};
+  return {
+      MaxPoolBackward(c.grad(0), c.output(1), c.get(arg::adaptive_max_pool1d::input)->shape(), n)};
 }
 
 OF_OP("adaptive_max_pool1d(Tensor input, int[1] output_size) -> (Tensor, Tensor)")
@@ -455,11 +511,13 @@ OF_OP("adaptive_max_pool3d(Tensor input, int[3] output_size) -> (Tensor, Tensor)
 
 // ---- max_unpool -------------------------------------------------------------------
 
+// max_unpool1d/2d/3d (max_unpool3d's names; only it has stride and padding).
 void InferMaxUnpool(OpCall& call) {
+  namespace a = arg::max_unpool3d;
   const std::string op = call.name();
   const int64_t n = SpatialDims(call);
-  const TensorImplPtr &x = call.tensor(0), &idx = call.tensor(1);
-  const DimVector& size = call.args[2].int_list();
+  const TensorImplPtr &x = call.tensor(a::input), &idx = call.tensor(a::indices);
+  const DimVector& size = call.args[a::output_size].int_list();
   OF_CHECK(idx->dtype() == DType::kInt64, RuntimeError, op,
            "(): elements in indices should be type int64 but got: ", DTypeName(idx->dtype()));
   OF_CHECK(static_cast<int64_t>(size.size()) == n, RuntimeError, op, "(): There should be exactly ",
@@ -476,10 +534,11 @@ void InferMaxUnpool(OpCall& call) {
              "(): Expected input to have non-zero size for non-batch dimensions, but got ",
              ShapeToString(x->shape()), " with dimension ", d, " being empty.");
   }
-  if (call.args.size() > 3) {
-    for (int64_t s : call.args[3].int_list()) {
-      OF_CHECK(s > 0, RuntimeError, op, "(): strides should be greater than zero, but got stride: ",
-               ShapeToString(call.args[3].int_list()));
+  if (static_cast<int>(call.args.size()) > a::stride) {
+    const DimVector& stride = call.args[a::stride].int_list();
+    for (int64_t s : stride) {
+      OF_CHECK(s > 0, RuntimeError, op,
+               "(): strides should be greater than zero, but got stride: ", ShapeToString(stride));
     }
   }
   CheckPoolDType(x, op);
@@ -494,7 +553,7 @@ void InferMaxUnpool(OpCall& call) {
 TensorList MaxUnpoolGrad(BackwardCtx& c) {
   if (!c.needs_grad[0]) return {nullptr, nullptr};
   const int64_t n = SpatialDims(c);
-  return {GatherPlanes(c.grad(), c.input(1), n), nullptr};
+  return {GatherPlanes(c.grad(), c.get(arg::max_unpool3d::indices), n), nullptr};
 }
 
 OF_OP("max_unpool1d(Tensor input, Tensor indices, int[1] output_size) -> Tensor")

@@ -66,7 +66,7 @@ void IntegralBounds(DType d, int64_t* lo, int64_t* hi) {
 }
 
 RandomRange RangeForRandom(const OpCall& call) {
-  const DType d = call.tensor(0)->dtype();
+  const DType d = call.tensor(arg::random_::self)->dtype();  // self: 0 in every overload
   const std::string& overload = call.op->schema().overload;
   int64_t lo, hi;
   IntegralBounds(d, &lo, &hi);
@@ -76,15 +76,15 @@ RandomRange RangeForRandom(const OpCall& call) {
   bool has_to = false;
   if (overload == "to") {
     has_to = true;
-    to_inclusive = call.args[1].to_int();
+    to_inclusive = call.get(arg::random__to::to);
     OF_CHECK(0 < to_inclusive, RuntimeError,
              "random_ expects 'from' to be less than 'to', but got from=0 >= to=", to_inclusive);
     to_inclusive -= 1;
   } else if (overload == "from") {
-    from = call.args[1].to_int();
-    if (!call.args[2].is_none()) {
+    from = call.get(arg::random__from::from);
+    if (const std::optional<int64_t> to_arg = call.get(arg::random__from::to)) {
       has_to = true;
-      const int64_t to = call.args[2].to_int();
+      const int64_t to = *to_arg;
       OF_CHECK(from < to, RuntimeError,
                "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
       to_inclusive = to - 1;
@@ -127,9 +127,9 @@ DType ArgDType(const Value& v) {
   return v.is_wrapped_number() ? DefaultFloatDType() : v.tensor()->dtype();
 }
 
-// In-place fills: the result has self's shape and dtype.
+// In-place fills: the result has self's shape and dtype (self: 0 in every such op).
 void InferSelf(OpCall& call) {
-  const TensorImplPtr& self = call.tensor(0);
+  const TensorImplPtr& self = call.tensor(arg::uniform_::self);
   call.compute_dtype = self->dtype();
   call.out_meta = {{self->shape(), self->dtype()}};
 }
@@ -139,9 +139,9 @@ void CheckStd(double std) {
 }
 
 void InferUniform(OpCall& call) {
-  const DType d = call.tensor(0)->dtype();
+  const DType d = call.tensor(arg::uniform_::self)->dtype();
   RequireFloating(d, "uniform_");
-  const double from = call.args[1].to_double(), to = call.args[2].to_double();
+  const double from = call.get(arg::uniform_::from), to = call.get(arg::uniform_::to);
   OF_CHECK(from <= to, RuntimeError,
            "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
   const double big = LargestFinite(d);
@@ -154,8 +154,8 @@ void InferUniform(OpCall& call) {
 }
 
 void InferNormalInplace(OpCall& call) {
-  RequireFloating(call.tensor(0)->dtype(), "normal_");
-  CheckStd(call.args[2].to_double());
+  RequireFloating(call.tensor(arg::normal_::self)->dtype(), "normal_");
+  CheckStd(call.get(arg::normal_::std));
   InferSelf(call);
 }
 
@@ -165,7 +165,7 @@ void InferRandom(OpCall& call) {
 }
 
 void InferBernoulli(OpCall& call) {
-  RequireFloating(call.tensor(0)->dtype(), "bernoulli");
+  RequireFloating(call.tensor(arg::bernoulli::self)->dtype(), "bernoulli");
   InferSelf(call);
 }
 
@@ -174,15 +174,16 @@ void CheckProbability(double p) {
            "bernoulli_ expects p to be in [0, 1], but got p=", p);
 }
 
+// bernoulli.p and bernoulli_.float: same argument indices.
 void InferBernoulliFloat(OpCall& call) {
-  CheckProbability(call.args[1].to_double());
+  CheckProbability(call.get(arg::bernoulli_p::p));
   InferSelf(call);
 }
 
 void InferBernoulliTensor(OpCall& call) {
-  const TensorImplPtr& self = call.tensor(0);
-  const TensorImplPtr& p = call.tensor(1);
-  RequireFloating(ArgDType(call.args[1]), "bernoulli_");
+  const TensorImplPtr& self = call.tensor(arg::bernoulli__Tensor::self);
+  const TensorImplPtr& p = call.tensor(arg::bernoulli__Tensor::p);
+  RequireFloating(ArgDType(call.args[arg::bernoulli__Tensor::p]), "bernoulli_");
   OF_CHECK(p->ndim() <= self->ndim() &&
                BroadcastShapes(self->shape(), p->shape(), "bernoulli_") == self->shape(),
            RuntimeError, "bernoulli_(): the probabilities of shape ", ShapeToString(p->shape()),
@@ -196,40 +197,45 @@ void InferNormal(OpCall& call) {
   const std::string& overload = call.op->schema().overload;
   const bool mean_t = overload == "Tensor_Tensor" || overload == "Tensor_float";
   const bool std_t = overload == "Tensor_Tensor" || overload == "float_Tensor";
-  DType d = mean_t ? ArgDType(call.args[0]) : ArgDType(call.args[1]);
+  // mean and std have the same indices in the three overloads.
+  constexpr int kMean = arg::normal_Tensor_Tensor::mean, kStd = arg::normal_Tensor_Tensor::std;
+  DType d = mean_t ? ArgDType(call.args[kMean]) : ArgDType(call.args[kStd]);
   RequireFloating(d, "normal");
-  if (!std_t) CheckStd(call.args[1].to_double());
+  if (!std_t) CheckStd(call.get(arg::normal_Tensor_float::std));
   DimVector shape;
   if (mean_t && std_t) {
-    shape = BroadcastShapes(call.tensor(0)->shape(), call.tensor(1)->shape(), "normal");
+    shape = BroadcastShapes(call.tensor(kMean)->shape(), call.tensor(kStd)->shape(), "normal");
   } else {
-    shape = call.tensor(mean_t ? 0 : 1)->shape();
+    shape = call.tensor(mean_t ? kMean : kStd)->shape();
   }
   call.compute_dtype = d;
   call.out_meta = {{shape, d}};
 }
 
 void InferNormalCreation(OpCall& call) {
-  DType d = call.args[4].is_none() ? DefaultFloatDType() : call.args[4].dtype();
+  namespace a = arg::normal_float_float;
+  DType d = call.get(a::dtype).value_or(DefaultFloatDType());
   RequireFloating(d, "normal");
-  CheckStd(call.args[1].to_double());
-  if (!call.args[5].is_none()) call.device = call.args[5].device();
-  Numel(call.args[2].int_list());  // RuntimeError on negative sizes
+  CheckStd(call.get(a::std));
+  if (const std::optional<Device> device = call.get(a::device)) call.device = *device;
+  const DimVector size = call.get(a::size);
+  Numel(size);  // RuntimeError on negative sizes
   call.compute_dtype = d;
-  call.out_meta = {{call.args[2].int_list(), d}};
+  call.out_meta = {{size, d}};
 }
 
 void InferRandperm(OpCall& call) {
-  const int64_t n = call.args[0].to_int();
+  namespace a = arg::randperm;
+  const int64_t n = call.get(a::n);
   OF_CHECK(n >= 0, RuntimeError, "Trying to create tensor with negative dimension ", n, ": [", n,
            "]");
-  DType d = call.args[2].is_none() ? DType::kInt64 : call.args[2].dtype();
+  DType d = call.get(a::dtype).value_or(DType::kInt64);
   OF_CHECK(d != DType::kBool, NotImplementedError, "\"randperm\" not implemented for 'bool'");
   int64_t lo, hi;
   random_detail::IntegralBounds(d, &lo, &hi);
   OF_CHECK(n - 1 <= hi, RuntimeError, "n cannot be greater than ", hi + 1, " for ", DTypeName(d),
            " type.");
-  if (!call.args[3].is_none()) call.device = call.args[3].device();
+  if (const std::optional<Device> device = call.get(a::device)) call.device = *device;
   call.compute_dtype = d;
   call.out_meta = {{{n}, d}};
 }

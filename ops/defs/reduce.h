@@ -29,6 +29,10 @@ TensorImplPtr ExpandReduced(const TensorImplPtr& g, const DimVector& input_shape
 // The order of a norm: `p`, or 2 when None.
 double NormOrder(const Value& p);
 
+// The accumulation dtype of sum/nansum/prod/cumsum/cumprod: `dtype`, else the
+// input's floating dtype, else int64 (integers and bool).
+DType SumDType(const TensorImplPtr& x, const Value& dtype);
+
 // The correction of std/var: `correction`, or 1 (Bessel's) when None.
 double VarCorrection(const Value& correction);
 

@@ -40,23 +40,23 @@ void CheckCatInputs(const TensorList& ts) {
 // of input i along dim (-1 for a skipped one): the backward formula needs only
 // those, not the inputs (which may change in place afterwards, as in PyTorch).
 void Cat(OpCall& call) {
-  const TensorList& ts = call.args[0].tensors();
+  const TensorList& ts = call.args[arg::cat::tensors].tensors();
   CheckCatInputs(ts);
-  const int64_t dim = CatDim(ts, call.args[1].to_int());
+  const int64_t dim = CatDim(ts, call.get(arg::cat::dim));
   DimVector sizes;
   for (const auto& t : ts) {
     sizes.push_back(SkippedByCat(t) || dim < 0 || t->ndim() <= dim ? -1 : t->shape()[dim]);
   }
-  call.outputs = {Call("_cat", {ts, call.args[1], sizes})};
+  call.outputs = {ops::_cat(ts, call.get(arg::cat::dim), sizes)};
 }
 
 void InferCat(OpCall& call) {
-  const TensorList& ts = call.args[0].tensors();
+  const TensorList& ts = call.args[arg::_cat::tensors].tensors();
   CheckCatInputs(ts);
   DType dtype = ts[0]->dtype();
   for (const auto& t : ts) dtype = PromoteTypes(dtype, t->dtype());
   call.compute_dtype = dtype;
-  const int64_t dim = CatDim(ts, call.args[1].to_int());
+  const int64_t dim = CatDim(ts, call.get(arg::_cat::dim));
   if (dim < 0) {
     call.out_meta = {{{0}, dtype}};
     return;
@@ -81,7 +81,7 @@ void InferCat(OpCall& call) {
     }
     shape[dim] += s[dim];
   }
-  const DimVector& sizes = call.args[2].int_list();
+  const DimVector& sizes = call.args[arg::_cat::sizes].int_list();
   bool sizes_ok = sizes.size() == ts.size();
   for (size_t i = 0; sizes_ok && i < ts.size(); ++i) {
     sizes_ok = sizes[i] == (SkippedByCat(ts[i]) ? -1 : ts[i]->shape()[dim]);
@@ -94,7 +94,7 @@ void InferCat(OpCall& call) {
 // Each input's gradient is its slice of the output's (zeros for a skipped one).
 TensorList CatGrad(BackwardCtx& c) {
   const TensorImplPtr g = c.grad();
-  const DimVector& sizes = c.arg(2).int_list();
+  const DimVector& sizes = c.arg(arg::_cat::sizes).int_list();
   TensorList out;
   int64_t offset = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -102,34 +102,38 @@ TensorList CatGrad(BackwardCtx& c) {
       out.push_back(c.needs_grad[i] ? Full({0}, Scalar::Int(0), g->dtype(), g->device()) : nullptr);
       continue;
     }
-    const int64_t dim = WrapDim(c.int_arg(1), g->ndim());
-    out.push_back(c.needs_grad[i] ? Call("narrow", {g, dim, offset, sizes[i]}) : nullptr);
+    const int64_t dim = WrapDim(c.get(arg::_cat::dim), g->ndim());
+    out.push_back(c.needs_grad[i] ? ops::narrow(g, dim, offset, sizes[i]) : nullptr);
     offset += sizes[i];
   }
   return out;
 }
 
-OF_OP("cat(Tensor[] tensors, int dim=0) -> Tensor").Composite(Cat)
+OF_OP("cat(Tensor[] tensors, int dim=0) -> Tensor")
+    .Composite(Cat)
     .Sbp(sbp::Family("cat"))
     .Autocast(amp::kPromote);
-OF_OP("_cat(Tensor[] tensors, int dim, int[] sizes) -> Tensor").Infer(InferCat).Backward(CatGrad)
+OF_OP("_cat(Tensor[] tensors, int dim, int[] sizes) -> Tensor")
+    .Infer(InferCat)
+    .Backward(CatGrad)
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 void Stack(OpCall& call) {
-  const TensorList& ts = call.args[0].tensors();
+  const TensorList& ts = call.args[arg::stack::tensors].tensors();
   OF_CHECK(!ts.empty(), RuntimeError, "stack expects a non-empty TensorList");
   for (size_t i = 1; i < ts.size(); ++i) {
     OF_CHECK(ts[i]->shape() == ts[0]->shape(), RuntimeError,
              "stack expects each tensor to be equal size, but got ", ShapeToString(ts[0]->shape()),
              " at entry 0 and ", ShapeToString(ts[i]->shape()), " at entry ", i);
   }
-  const int64_t dim = WrapDim(call.args[1].to_int(), ts[0]->ndim() + 1);
+  const int64_t dim = WrapDim(call.get(arg::stack::dim), ts[0]->ndim() + 1);
   TensorList pieces;
-  for (const auto& t : ts) pieces.push_back(Call("unsqueeze", {t, dim}));
-  call.outputs = {Call("cat", {pieces, dim})};
+  for (const auto& t : ts) pieces.push_back(ops::unsqueeze(t, dim));
+  call.outputs = {ops::cat(pieces, dim)};
 }
-OF_OP("stack(Tensor[] tensors, int dim=0) -> Tensor").Composite(Stack)
+OF_OP("stack(Tensor[] tensors, int dim=0) -> Tensor")
+    .Composite(Stack)
     .Sbp(sbp::Family("stack"))
     .Autocast(amp::kPromote);
 
@@ -143,7 +147,7 @@ void CheckSplittable(const TensorImplPtr& x, const char* op) {
 void NarrowPieces(OpCall& call, const TensorImplPtr& x, int64_t dim, const DimVector& sizes) {
   int64_t start = 0;
   for (int64_t n : sizes) {
-    call.outputs.push_back(Call("narrow", {x, dim, start, n}));
+    call.outputs.push_back(ops::narrow(x, dim, start, n));
     start += n;
   }
 }
@@ -158,10 +162,10 @@ DimVector EvenSizes(int64_t size, int64_t split) {
 }
 
 void Split(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  const TensorImplPtr& x = call.tensor(arg::split::self);
   CheckSplittable(x, "split");
-  const int64_t split = call.args[1].to_int();
-  const int64_t dim = WrapDim(call.args[2].to_int(), x->ndim());
+  const int64_t split = call.get(arg::split::split_size);
+  const int64_t dim = WrapDim(call.get(arg::split::dim), x->ndim());
   const int64_t size = x->shape()[dim];
   OF_CHECK(split >= 0, RuntimeError,
            "split expects split_size be non-negative, but got split_size=", split);
@@ -171,10 +175,10 @@ void Split(OpCall& call) {
 }
 
 void SplitWithSizes(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  const TensorImplPtr& x = call.tensor(arg::split_sizes::self);
   CheckSplittable(x, "split");
-  const DimVector& sizes = call.args[1].int_list();
-  const int64_t dim = WrapDim(call.args[2].to_int(), x->ndim());
+  const DimVector& sizes = call.args[arg::split_sizes::split_size].int_list();
+  const int64_t dim = WrapDim(call.get(arg::split_sizes::dim), x->ndim());
   const int64_t size = x->shape()[dim];
   int64_t sum = 0;
   for (int64_t s : sizes) {
@@ -190,7 +194,8 @@ void SplitWithSizes(OpCall& call) {
   NarrowPieces(call, x, dim, sizes);
 }
 
-OF_OP("split(Tensor self, int split_size, int dim=0) -> Tensor[]").Composite(Split)
+OF_OP("split(Tensor self, int split_size, int dim=0) -> Tensor[]")
+    .Composite(Split)
     .Sbp(sbp::Family("split", "count=split_size"))
     .Autocast(amp::kNone);
 OF_OP("split.sizes(Tensor self, int[] split_size, int dim=0) -> Tensor[]")
@@ -199,17 +204,18 @@ OF_OP("split.sizes(Tensor self, int[] split_size, int dim=0) -> Tensor[]")
     .Autocast(amp::kNone);
 
 void Chunk(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  const TensorImplPtr& x = call.tensor(arg::chunk::self);
   CheckSplittable(x, "chunk");
-  const int64_t chunks = call.args[1].to_int();
+  const int64_t chunks = call.get(arg::chunk::chunks);
   OF_CHECK(chunks > 0, RuntimeError, "chunk expects `chunks` to be greater than 0, got: ", chunks);
-  const int64_t dim = WrapDim(call.args[2].to_int(), x->ndim());
+  const int64_t dim = WrapDim(call.get(arg::chunk::dim), x->ndim());
   const int64_t size = x->shape()[dim];
   const int64_t split = (size + chunks - 1) / chunks;
   // An empty dim still gives `chunks` (empty) pieces.
   NarrowPieces(call, x, dim, size == 0 ? DimVector(chunks, 0) : EvenSizes(size, split));
 }
-OF_OP("chunk(Tensor self, int chunks, int dim=0) -> Tensor[]").Composite(Chunk)
+OF_OP("chunk(Tensor self, int chunks, int dim=0) -> Tensor[]")
+    .Composite(Chunk)
     .Sbp(sbp::Family("split", "count=chunks"))
     .Autocast(amp::kNone);
 
@@ -231,29 +237,35 @@ void TensorSplitSectionsImpl(OpCall& call, const TensorImplPtr& x, int64_t secti
 void TensorSplitIndicesImpl(OpCall& call, const TensorImplPtr& x, const DimVector& indices,
                             int64_t dim) {
   dim = WrapDim(dim, x->ndim());
-  Value start(int64_t{0});
+  int64_t start = 0;
   for (int64_t end : indices) {
-    call.outputs.push_back(Call("slice", {x, dim, start, Value(end), int64_t{1}}));
-    start = Value(end);
+    call.outputs.push_back(ops::slice(x, dim, start, end, 1));
+    start = end;
   }
-  call.outputs.push_back(Call("slice", {x, dim, start, Value(), int64_t{1}}));
+  call.outputs.push_back(ops::slice(x, dim, start, std::nullopt, 1));
 }
 
 void TensorSplitSections(OpCall& call) {
-  CheckTensorSplittable(call.tensor(0));
-  TensorSplitSectionsImpl(call, call.tensor(0), call.args[1].to_int(), call.args[2].to_int());
+  CheckTensorSplittable(call.tensor(arg::tensor_split_sections::self));
+  TensorSplitSectionsImpl(call, call.tensor(arg::tensor_split_sections::self),
+                          call.get(arg::tensor_split_sections::sections),
+                          call.get(arg::tensor_split_sections::dim));
 }
 void TensorSplitIndices(OpCall& call) {
-  CheckTensorSplittable(call.tensor(0));
-  TensorSplitIndicesImpl(call, call.tensor(0), call.args[1].int_list(), call.args[2].to_int());
+  CheckTensorSplittable(call.tensor(arg::tensor_split_indices::self));
+  TensorSplitIndicesImpl(call, call.tensor(arg::tensor_split_indices::self),
+                         call.args[arg::tensor_split_indices::indices].int_list(),
+                         call.get(arg::tensor_split_indices::dim));
 }
 // The sections or split points given as an int64 tensor (0-d: sections).
 void TensorSplitTensor(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  const TensorImplPtr& x = call.tensor(arg::tensor_split_tensor::self);
   CheckTensorSplittable(x);
-  const TensorImplPtr& t = call.tensor(1);
-  OF_CHECK(!call.args[1].is_wrapped_number() || t->dtype() == DType::kInt64, TypeError,
-           "tensor_split(): argument 'sections' must be int, not ", DTypeName(t->dtype()));
+  const TensorImplPtr& t = call.tensor(arg::tensor_split_tensor::tensor_indices_or_sections);
+  OF_CHECK(!call.args[arg::tensor_split_tensor::tensor_indices_or_sections].is_wrapped_number() ||
+               t->dtype() == DType::kInt64,
+           TypeError, "tensor_split(): argument 'sections' must be int, not ",
+           DTypeName(t->dtype()));
   OF_CHECK(t->dtype() == DType::kInt64, RuntimeError,
            "tensor_split expected tensor_indices_or_sections to have dtype of long, but got ",
            DTypeName(t->dtype()));
@@ -267,9 +279,10 @@ void TensorSplitTensor(OpCall& call) {
   TensorImplPtr values = Contiguous(t);
   const int64_t* p = reinterpret_cast<const int64_t*>(values->data());
   if (t->ndim() == 0) {
-    TensorSplitSectionsImpl(call, x, p[0], call.args[2].to_int());
+    TensorSplitSectionsImpl(call, x, p[0], call.get(arg::tensor_split_tensor::dim));
   } else {
-    TensorSplitIndicesImpl(call, x, DimVector(p, p + t->numel()), call.args[2].to_int());
+    TensorSplitIndicesImpl(call, x, DimVector(p, p + t->numel()),
+                           call.get(arg::tensor_split_tensor::dim));
   }
 }
 // The tensor overload comes first: the binding gives it Python ints too (as
@@ -295,22 +308,23 @@ int64_t WrapExistingDim(const TensorImplPtr& x, int64_t dim) {
 }
 
 void Unbind(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const int64_t dim = WrapExistingDim(x, call.args[1].to_int());
-  for (int64_t i = 0; i < x->shape()[dim]; ++i) call.outputs.push_back(Call("select", {x, dim, i}));
+  const TensorImplPtr& x = call.tensor(arg::unbind::self);
+  const int64_t dim = WrapExistingDim(x, call.get(arg::unbind::dim));
+  for (int64_t i = 0; i < x->shape()[dim]; ++i) call.outputs.push_back(ops::select(x, dim, i));
 }
-OF_OP("unbind(Tensor self, int dim=0) -> Tensor[]").Composite(Unbind)
+OF_OP("unbind(Tensor self, int dim=0) -> Tensor[]")
+    .Composite(Unbind)
     .Sbp(sbp::Family("split", "count=unbind removes=1"))
     .Autocast(amp::kNone);
 
 // ---- repeat / tile -----------------------------------------------------------
 
 void InferRepeat(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const DimVector& repeats = call.args[1].int_list();
-  OF_CHECK(call.args[2].int_list() == x->shape(), RuntimeError, "_repeat(): self_sizes ",
-           ShapeToString(call.args[2].int_list()), " is not self's shape ",
-           ShapeToString(x->shape()));
+  const TensorImplPtr& x = call.tensor(arg::_repeat::self);
+  const DimVector& repeats = call.args[arg::_repeat::repeats].int_list();
+  const DimVector& self_sizes = call.args[arg::_repeat::self_sizes].int_list();
+  OF_CHECK(self_sizes == x->shape(), RuntimeError, "_repeat(): self_sizes ",
+           ShapeToString(self_sizes), " is not self's shape ", ShapeToString(x->shape()));
   OF_CHECK(static_cast<int64_t>(repeats.size()) >= x->ndim(), RuntimeError,
            "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
            "tensor");
@@ -329,8 +343,8 @@ void InferRepeat(OpCall& call) {
 
 // The output seen as (r0, s0, r1, s1, ...): the gradient sums over the r's.
 TensorList RepeatGrad(BackwardCtx& c) {
-  const DimVector& x_shape = c.arg(2).int_list();
-  const DimVector& repeats = c.arg(1).int_list();
+  const DimVector& x_shape = c.arg(arg::_repeat::self_sizes).int_list();
+  const DimVector& repeats = c.arg(arg::_repeat::repeats).int_list();
   if (repeats.empty()) return {c.grad()};
   const int64_t lead = static_cast<int64_t>(repeats.size()) - static_cast<int64_t>(x_shape.size());
   DimVector split_shape, tile_dims;
@@ -339,17 +353,19 @@ TensorList RepeatGrad(BackwardCtx& c) {
     split_shape.push_back(repeats[i]);
     split_shape.push_back(i < lead ? 1 : x_shape[i - lead]);
   }
-  TensorImplPtr g = Call("reshape", {c.grad(), split_shape});
-  g = Call("sum.dim", {g, tile_dims, false});
-  return {Call("reshape", {g, x_shape})};
+  TensorImplPtr g = ops::reshape(c.grad(), split_shape);
+  g = ops::sum_dim(g, tile_dims, false);
+  return {ops::reshape(g, x_shape)};
 }
 
 // repeat(self, repeats) runs _repeat(self, repeats, self.shape): the backward
 // formula needs only self's shape.
 void Repeat(OpCall& call) {
-  call.outputs = {Call("_repeat", {call.args[0], call.args[1], call.tensor(0)->shape()})};
+  call.outputs = {ops::_repeat(call.args[arg::repeat::self], call.get(arg::repeat::repeats),
+                               call.tensor(arg::repeat::self)->shape())};
 }
-OF_OP("repeat(Tensor self, int[] repeats) -> Tensor").Composite(Repeat)
+OF_OP("repeat(Tensor self, int[] repeats) -> Tensor")
+    .Composite(Repeat)
     .Sbp(sbp::Family("repeat"))
     .Autocast(amp::kNone);
 OF_OP("_repeat(Tensor self, int[] repeats, int[] self_sizes) -> Tensor")
@@ -359,22 +375,23 @@ OF_OP("_repeat(Tensor self, int[] repeats, int[] self_sizes) -> Tensor")
     .Autocast(amp::kNone);
 
 void Tile(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  DimVector dims = call.args[1].int_list();
+  const TensorImplPtr& x = call.tensor(arg::tile::self);
+  DimVector dims = call.get(arg::tile::dims);
   if (static_cast<int64_t>(dims.size()) < x->ndim())
     dims.insert(dims.begin(), x->ndim() - dims.size(), 1);
-  call.outputs = {Call("repeat", {x, dims})};
+  call.outputs = {ops::repeat(x, dims)};
 }
-OF_OP("tile(Tensor self, int[] dims) -> Tensor").Composite(Tile)
+OF_OP("tile(Tensor self, int[] dims) -> Tensor")
+    .Composite(Tile)
     .Sbp(sbp::Family("repeat", "pad_front=1"))
     .Autocast(amp::kNone);
 
 // ---- flip / roll ---------------------------------------------------------------
 
 void InferFlip(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  const TensorImplPtr& x = call.tensor(arg::flip::self);
   std::vector<bool> seen(std::max<int64_t>(x->ndim(), 1), false);
-  for (int64_t d : call.args[1].int_list()) {
+  for (int64_t d : call.args[arg::flip::dims].int_list()) {
     int64_t w = WrapDim(d, x->ndim());
     OF_CHECK(!seen[w], RuntimeError, "flip(): dim ", w,
              " appears multiple times in the list of dims");
@@ -386,7 +403,7 @@ void InferFlip(OpCall& call) {
 OF_OP("flip(Tensor self, int[] dims) -> Tensor")
     .Infer(InferFlip)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Call("flip", {c.grad(), c.arg(1)})};
+      return {ops::flip(c.grad(), c.get(arg::flip::dims))};
     })
     .Sbp(sbp::Family("excluding_dims", "arg=dims linear=1"))
     .Autocast(amp::kNone);
@@ -397,15 +414,14 @@ TensorImplPtr RollDim(const TensorImplPtr& x, int64_t shift, int64_t dim) {
   if (n == 0) return x;
   shift = ((shift % n) + n) % n;
   if (shift == 0) return x;
-  TensorList parts = {Call("narrow", {x, dim, n - shift, shift}),
-                      Call("narrow", {x, dim, int64_t{0}, n - shift})};
-  return Call("cat", {parts, dim});
+  TensorList parts = {ops::narrow(x, dim, n - shift, shift), ops::narrow(x, dim, 0, n - shift)};
+  return ops::cat(parts, dim);
 }
 
 void Roll(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const DimVector& shifts = call.args[1].int_list();
-  const DimVector& dims = call.args[2].int_list();
+  const TensorImplPtr& x = call.tensor(arg::roll::self);
+  const DimVector& shifts = call.args[arg::roll::shifts].int_list();
+  const DimVector& dims = call.args[arg::roll::dims].int_list();
   OF_CHECK(!shifts.empty(), RuntimeError, "roll(): `shifts` required");
   TensorImplPtr out = x;
   if (dims.empty()) {
@@ -413,8 +429,8 @@ void Roll(OpCall& call) {
              "roll(): shifts and dimensions must align. shifts: ", shifts.size(),
              ", dims:", dims.size());
     // No dims: roll the flattened tensor.
-    out = RollDim(Call("flatten", {x, int64_t{0}, int64_t{-1}}), shifts[0], 0);
-    out = Call("reshape", {out, x->shape()});
+    out = RollDim(ops::flatten(x, 0, -1), shifts[0], 0);
+    out = ops::reshape(out, x->shape());
   } else {
     OF_CHECK(shifts.size() == dims.size(), RuntimeError,
              "roll(): shifts and dimensions must align. shifts: ", shifts.size(),
@@ -423,17 +439,19 @@ void Roll(OpCall& call) {
       out = RollDim(out, shifts[i], WrapExistingDim(x, dims[i]));
   }
   // Always a new tensor, never a view of the input.
-  if (out->storage() == x->storage()) out = Call("clone", {out});
+  if (out->storage() == x->storage()) out = ops::clone(out);
   call.outputs = {out};
 }
-OF_OP("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor").Composite(Roll)
+OF_OP("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor")
+    .Composite(Roll)
     .Sbp(sbp::Family("excluding_dims", "arg=dims"))
     .Autocast(amp::kNone);
 
 // ---- tril / triu -----------------------------------------------------------------
 
+// Serves tril, triu and their in-place twins (self is argument 0 of all four).
 void InferTriangle(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  const TensorImplPtr& x = call.tensor(arg::tril::self);
   std::string name = call.name();
   if (name.back() == '_') name.pop_back();
   OF_CHECK(x->ndim() >= 2, RuntimeError, name, ": input tensor must have at least 2 dimensions");
@@ -444,14 +462,14 @@ void InferTriangle(OpCall& call) {
 OF_OP_WITH_INPLACE("tril(Tensor self, int diagonal=0) -> Tensor")
     .Infer(InferTriangle)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Call("tril", {c.grad(), c.arg(1)})};
+      return {ops::tril(c.grad(), c.get(arg::tril::diagonal))};
     })
     .Sbp(sbp::Family("excluding_dims", "linear=1 last=2"))
     .Autocast(amp::kNone);
 OF_OP_WITH_INPLACE("triu(Tensor self, int diagonal=0) -> Tensor")
     .Infer(InferTriangle)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Call("triu", {c.grad(), c.arg(1)})};
+      return {ops::triu(c.grad(), c.get(arg::triu::diagonal))};
     })
     .Sbp(sbp::Family("excluding_dims", "linear=1 last=2"))
     .Autocast(amp::kNone);

@@ -14,9 +14,10 @@ namespace defs {
 namespace {
 
 void InferSoftmax(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  WrapDim(call.args[1].to_int(), x->ndim());  // IndexError when out of range
-  const DType d = call.args[2].is_none() ? x->dtype() : call.args[2].dtype();
+  // softmax and log_softmax: same arguments.
+  const TensorImplPtr& x = call.tensor(arg::softmax::self);
+  WrapDim(call.get(arg::softmax::dim), x->ndim());  // IndexError when out of range
+  const DType d = call.get(arg::softmax::dtype).value_or(x->dtype());
   OF_CHECK(IsFloatingPoint(d), NotImplementedError, "\"", call.name(), "\" not implemented for '",
            DTypeName(d), "' (input of size ", ShapeToString(x->shape()), ")");
   call.compute_dtype = d;
@@ -26,29 +27,30 @@ void InferSoftmax(OpCall& call) {
 
 // The backward ops: (grad_output, output, dim) -> grad_input, all of the output's shape.
 void InferSoftmaxBackward(OpCall& call) {
-  const TensorImplPtr& g = call.tensor(0);
-  const TensorImplPtr& y = call.tensor(1);
+  // _softmax_backward and _log_softmax_backward: same arguments.
+  const TensorImplPtr& g = call.tensor(arg::_softmax_backward::grad_output);
+  const TensorImplPtr& y = call.tensor(arg::_softmax_backward::output);
   OF_CHECK(g->shape() == y->shape(), RuntimeError, call.name(), ": grad_output of size ",
            ShapeToString(g->shape()), " does not match the output of size ",
            ShapeToString(y->shape()));
-  WrapDim(call.args[2].to_int(), y->ndim());
+  WrapDim(call.get(arg::_softmax_backward::dim), y->ndim());
   call.compute_dtype = y->dtype();
   call.cast_inputs = g->dtype() != y->dtype();
   call.out_meta = {{y->shape(), y->dtype()}};
 }
 
 TensorImplPtr SumKeep(const TensorImplPtr& t, int64_t dim) {
-  return Call("sum.dim", {t, DimVector{dim}, true});
+  return ops::sum_dim(t, DimVector{dim}, true);
 }
 
 OF_OP("softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor")
     .Infer(InferSoftmax)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr y = c.output(0), g = c.grad();
-      const int64_t dim = c.int_arg(1);
+      const int64_t dim = c.get(arg::softmax::dim);
       // dx = y * (g - sum(g * y))
       if (GradMode::is_enabled()) return {Mul(y, Sub(g, SumKeep(Mul(g, y), dim)))};
-      return {Call("_softmax_backward", {g, y, dim})};
+      return {ops::_softmax_backward(g, y, dim)};
     })
     .Sbp(sbp::Family("along_dim"))
     .Autocast(amp::kNone, amp::kFp32);
@@ -57,10 +59,10 @@ OF_OP("log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor")
     .Infer(InferSoftmax)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr y = c.output(0), g = c.grad();
-      const int64_t dim = c.int_arg(1);
+      const int64_t dim = c.get(arg::log_softmax::dim);
       // dx = g - exp(y) * sum(g)
-      if (GradMode::is_enabled()) return {Sub(g, Mul(Unary("exp", y), SumKeep(g, dim)))};
-      return {Call("_log_softmax_backward", {g, y, dim})};
+      if (GradMode::is_enabled()) return {Sub(g, Mul(ops::exp(y), SumKeep(g, dim)))};
+      return {ops::_log_softmax_backward(g, y, dim)};
     })
     .Sbp(sbp::Family("along_dim"))
     .Autocast(amp::kNone, amp::kFp32);

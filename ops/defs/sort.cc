@@ -36,36 +36,39 @@ DimVector ReducedShape(const DimVector& shape, int64_t dim, bool keepdim) {
 // scattered to the picked positions.
 TensorImplPtr ScatterToIndices(const TensorImplPtr& x, int64_t dim, const TensorImplPtr& g,
                                const TensorImplPtr& index, bool keepdim) {
-  if (x->ndim() == 0) return Call("reshape", {g, DimVector{}});
+  if (x->ndim() == 0) return ops::reshape(g, DimVector{});
   TensorImplPtr gg = g, idx = index;
   if (!keepdim) {
-    gg = Call("unsqueeze", {g, dim});
-    idx = Call("unsqueeze", {index, dim});
+    gg = ops::unsqueeze(g, dim);
+    idx = ops::unsqueeze(index, dim);
   }
   TensorImplPtr zeros = Full(x->shape(), Scalar::Int(0), g->dtype(), g->device());
-  return Call("scatter.src", {zeros, dim, idx, gg});
+  return ops::scatter_src(zeros, dim, idx, gg);
 }
 
 // ---- sort / argsort / msort ---------------------------------------------------------
 
+// Serves sort and sort.stable (self is argument 0 of both; dim differs).
 void InferSort(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const int dim_arg = call.op->schema().overload == "stable" ? 2 : 1;
-  WrapDim(call.args[dim_arg].to_int(), x->ndim());
+  const TensorImplPtr& x = call.tensor(arg::sort::self);
+  const int64_t dim = call.op->schema().overload == "stable" ? call.get(arg::sort_stable::dim)
+                                                             : call.get(arg::sort::dim);
+  WrapDim(dim, x->ndim());
   call.compute_dtype = x->dtype();
   call.out_meta = {{x->shape(), x->dtype()}, {x->shape(), DType::kInt64}};
 }
 
-template <int kDimArg>
+// kDim: the dim argument of sort or sort.stable (self is argument 0 of both).
+template <const ArgRef<int64_t>& kDim>
 TensorList SortGrad(BackwardCtx& c) {
-  TensorImplPtr x = c.input(0);
-  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.int_arg(kDimArg), x->ndim());
+  TensorImplPtr x = c.get(arg::sort::self);
+  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.get(kDim), x->ndim());
   return {ScatterToIndices(x, dim, c.grad(0), c.output(1), true)};
 }
 
 OF_OP("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)")
     .Infer(InferSort)
-    .Backward(SortGrad<1>)
+    .Backward(SortGrad<arg::sort::dim>)
     .Sbp(sbp::Family("along_dim", "nout=2"))
     .Autocast(amp::kNone);
 // `stable` is accepted for PyTorch's signature; every sort here is stable.
@@ -73,34 +76,37 @@ OF_OP(
     "sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor "
     "values, Tensor indices)")
     .Infer(InferSort)
-    .Backward(SortGrad<2>)
+    .Backward(SortGrad<arg::sort_stable::dim>)
     .Sbp(sbp::Family("along_dim", "nout=2"))
     .Autocast(amp::kNone);
 
 OF_OP("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor")
     .Composite([](OpCall& call) {
-      call.outputs = {CallAll("sort", {call.args[0], call.args[1], call.args[2]})[1].tensor()};
+      namespace A = arg::argsort;
+      call.outputs = {ops::sort(call.args[A::self], call.get(A::dim), call.get(A::descending))[1]};
     })
     .Sbp(sbp::Family("along_dim"))
     .Autocast(amp::kNone);
 OF_OP("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor")
     .Composite([](OpCall& call) {
-      call.outputs = {CallAll("sort", {call.args[0], call.args[2], call.args[3]})[1].tensor()};
+      namespace A = arg::argsort_stable;
+      call.outputs = {ops::sort(call.args[A::self], call.get(A::dim), call.get(A::descending))[1]};
     })
     .Sbp(sbp::Family("along_dim"))
     .Autocast(amp::kNone);
-OF_OP("msort(Tensor self) -> Tensor").Composite([](OpCall& call) {
-  call.outputs = {CallAll("sort", {call.args[0], int64_t{0}, false})[0].tensor()};
-})
+OF_OP("msort(Tensor self) -> Tensor")
+    .Composite([](OpCall& call) {
+      call.outputs = {ops::sort(call.args[arg::msort::self], int64_t{0}, false)[0]};
+    })
     .Sbp(sbp::Family("along_dim", "default=0"))
     .Autocast(amp::kNone);
 
 // ---- topk / kthvalue / median / mode -------------------------------------------------------
 
 void InferTopk(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const int64_t k = call.args[1].to_int();
-  const int64_t dim = WrapDim(call.args[2].to_int(), x->ndim());
+  const TensorImplPtr& x = call.tensor(arg::topk::self);
+  const int64_t k = call.get(arg::topk::k);
+  const int64_t dim = WrapDim(call.get(arg::topk::dim), x->ndim());
   const int64_t size = x->ndim() == 0 ? 1 : x->shape()[dim];
   OF_CHECK(k >= 0 && k <= size, RuntimeError, "topk(): selected index k out of range (k = ", k,
            ", dimension ", dim, " of shape ", ShapeToString(x->shape()), ")");
@@ -114,101 +120,113 @@ OF_OP(
     "Tensor indices)")
     .Infer(InferTopk)
     .Backward([](BackwardCtx& c) -> TensorList {
-      TensorImplPtr x = c.input(0);
-      const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.int_arg(2), x->ndim());
+      TensorImplPtr x = c.get(arg::topk::self);
+      const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.get(arg::topk::dim), x->ndim());
       return {ScatterToIndices(x, dim, c.grad(0), c.output(1), true)};
     })
     .Sbp(sbp::Family("along_dim", "nout=2"))
     .Autocast(amp::kNone);
 
-// (self, ..., dim, keepdim) reductions that return values and indices; the
-// dim argument is at `dim_arg`.
-void InferSelectDim(OpCall& call, int dim_arg, const char* op) {
-  const TensorImplPtr& x = call.tensor(0);
-  const int64_t dim = WrapDim(call.args[dim_arg].to_int(), x->ndim());
+// (self, ..., dim, keepdim) reductions that return values and indices (self is
+// argument 0 of each); `dim_arg` and `keepdim_arg` are the op's dim and keepdim.
+void InferSelectDim(OpCall& call, ArgRef<int64_t> dim_arg, ArgRef<bool> keepdim_arg,
+                    const char* op) {
+  const TensorImplPtr& x = call.tensor(arg::kthvalue::self);
+  const int64_t dim = WrapDim(call.get(dim_arg), x->ndim());
   OF_CHECK(x->ndim() == 0 || x->shape()[dim] > 0, IndexError, op, "(): Expected reduction dim ",
            dim, " to have non-zero size (shape ", ShapeToString(x->shape()), ").");
-  DimVector shape = ReducedShape(x->shape(), dim, call.args[dim_arg + 1].to_bool());
+  DimVector shape = ReducedShape(x->shape(), dim, call.get(keepdim_arg));
   call.compute_dtype = x->dtype();
   call.out_meta = {{shape, x->dtype()}, {shape, DType::kInt64}};
 }
 
-template <int kDimArg>
+// kDim, kKeepdim: the op's dim and keepdim arguments (self is argument 0 of each).
+template <const ArgRef<int64_t>& kDim, const ArgRef<bool>& kKeepdim>
 TensorList SelectDimGrad(BackwardCtx& c) {
-  TensorImplPtr x = c.input(0);
-  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.int_arg(kDimArg), x->ndim());
-  return {ScatterToIndices(x, dim, c.grad(0), c.output(1), c.arg(kDimArg + 1).to_bool())};
+  TensorImplPtr x = c.get(arg::kthvalue::self);
+  const int64_t dim = x->ndim() == 0 ? 0 : WrapDim(c.get(kDim), x->ndim());
+  return {ScatterToIndices(x, dim, c.grad(0), c.output(1), c.get(kKeepdim))};
 }
 
 OF_OP(
     "kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor "
     "indices)")
     .Infer([](OpCall& call) {
-      const TensorImplPtr& x = call.tensor(0);
-      const int64_t dim = WrapDim(call.args[2].to_int(), x->ndim());
+      namespace A = arg::kthvalue;
+      const TensorImplPtr& x = call.tensor(A::self);
+      const int64_t dim = WrapDim(call.get(A::dim), x->ndim());
       const int64_t size = x->ndim() == 0 ? 1 : x->shape()[dim];
-      const int64_t k = call.args[1].to_int();
+      const int64_t k = call.get(A::k);
       OF_CHECK(k >= 1 && k <= size, RuntimeError,
                "kthvalue(): selected number k out of range for dimension ", dim, " (k = ", k,
                ", shape ", ShapeToString(x->shape()), ")");
-      InferSelectDim(call, 2, "kthvalue");
+      InferSelectDim(call, A::dim, A::keepdim, "kthvalue");
     })
-    .Backward(SelectDimGrad<2>)
+    .Backward(SelectDimGrad<arg::kthvalue::dim, arg::kthvalue::keepdim>)
     .Sbp(sbp::Family("along_dim", "removes=1 nout=2"))
     .Autocast(amp::kNone);
 
 // median()/nanmedian() of every element: the lower median (NaN for an empty
 // input). Its gradient is split among the elements equal to it, as in PyTorch.
+// Serves median and nanmedian.
 void InferMedianAll(OpCall& call) {
-  call.compute_dtype = call.tensor(0)->dtype();
+  call.compute_dtype = call.tensor(arg::median::self)->dtype();
   call.out_meta = {{{}, call.compute_dtype}};
 }
 TensorList EvenlySplitGrad(BackwardCtx& c) {
-  TensorImplPtr x = c.input(0), out = c.output(0);
+  TensorImplPtr x = c.get(arg::median::self), out = c.output(0);
   TensorImplPtr mask =
-      Call("logical_or",
-           {Call("eq", {x, out}), Call("logical_and", {Call("isnan", {x}), Call("isnan", {out})})});
-  return {Mul(mask, Div(c.grad(), Call("sum", {mask})))};
+      ops::logical_or(ops::eq(x, out), ops::logical_and(ops::isnan(x), ops::isnan(out)));
+  return {Mul(mask, Div(c.grad(), ops::sum(mask)))};
 }
-OF_OP("median(Tensor self) -> Tensor").Infer(InferMedianAll).Backward(EvenlySplitGrad)
+OF_OP("median(Tensor self) -> Tensor")
+    .Infer(InferMedianAll)
+    .Backward(EvenlySplitGrad)
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP("median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
-    .Infer([](OpCall& call) { InferSelectDim(call, 1, "median"); })
-    .Backward(SelectDimGrad<1>)
+    .Infer([](OpCall& call) {
+      InferSelectDim(call, arg::median_dim::dim, arg::median_dim::keepdim, "median");
+    })
+    .Backward(SelectDimGrad<arg::median_dim::dim, arg::median_dim::keepdim>)
     .Sbp(sbp::Family("along_dim", "removes=1 nout=2"))
     .Autocast(amp::kNone);
-OF_OP("nanmedian(Tensor self) -> Tensor").Infer(InferMedianAll).Backward(EvenlySplitGrad)
+OF_OP("nanmedian(Tensor self) -> Tensor")
+    .Infer(InferMedianAll)
+    .Backward(EvenlySplitGrad)
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_OP("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
-    .Infer([](OpCall& call) { InferSelectDim(call, 1, "nanmedian"); })
-    .Backward(SelectDimGrad<1>)
+    .Infer([](OpCall& call) {
+      InferSelectDim(call, arg::nanmedian_dim::dim, arg::nanmedian_dim::keepdim, "nanmedian");
+    })
+    .Backward(SelectDimGrad<arg::nanmedian_dim::dim, arg::nanmedian_dim::keepdim>)
     .Sbp(sbp::Family("along_dim", "removes=1 nout=2"))
     .Autocast(amp::kNone);
 // mode: the most frequent value (the smallest on a tie) and its last position.
 OF_OP("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)")
-    .Infer([](OpCall& call) { InferSelectDim(call, 1, "mode"); })
-    .Backward(SelectDimGrad<1>)
+    .Infer([](OpCall& call) { InferSelectDim(call, arg::mode::dim, arg::mode::keepdim, "mode"); })
+    .Backward(SelectDimGrad<arg::mode::dim, arg::mode::keepdim>)
     .Sbp(sbp::Family("along_dim", "removes=1 nout=2"))
     .Autocast(amp::kNone);
 
 // ---- cummax / cummin ------------------------------------------------------------------------
 
+// Serves cummax and cummin (the same arguments).
 void InferCumExtreme(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  WrapDim(call.args[1].to_int(), x->ndim());
+  const TensorImplPtr& x = call.tensor(arg::cummax::self);
+  WrapDim(call.get(arg::cummax::dim), x->ndim());
   call.compute_dtype = x->dtype();
   call.out_meta = {{x->shape(), x->dtype()}, {x->shape(), DType::kInt64}};
 }
 // Every output position passes its gradient to the input position it took.
 TensorList CumExtremeGrad(BackwardCtx& c) {
-  TensorImplPtr x = c.input(0);
+  TensorImplPtr x = c.get(arg::cummax::self);
   if (x->ndim() == 0) return {c.grad(0)};
-  const int64_t dim = WrapDim(c.int_arg(1), x->ndim());
+  const int64_t dim = WrapDim(c.get(arg::cummax::dim), x->ndim());
   TensorImplPtr g = c.grad(0);
   TensorImplPtr zeros = Full(x->shape(), Scalar::Int(0), g->dtype(), g->device());
-  return {Call("scatter_add", {zeros, dim, c.output(1), g})};
+  return {ops::scatter_add(zeros, dim, c.output(1), g)};
 }
 OF_OP("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)")
     .Infer(InferCumExtreme)
@@ -227,25 +245,27 @@ OF_OP("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)")
 // flattened, when dim is None), then reads each q at rank q * (n - 1) (with n
 // the slice's non-NaN count for nanquantile), interpolating between the two
 // nearest sorted values. A slice holding NaN gives NaN (nanquantile: only an
-// all-NaN slice). The result has q's dims first.
+// all-NaN slice). The result has q's dims first. Serves quantile(.scalar) and
+// nanquantile(.scalar): the same argument order; q is a tensor or a float.
 template <bool kIgnoreNan>
 void Quantile(OpCall& call) {
+  namespace A = arg::quantile;
   const char* op = kIgnoreNan ? "nanquantile" : "quantile";
-  TensorImplPtr x = call.tensor(0);
+  TensorImplPtr x = call.tensor(A::self);
   OF_CHECK(x->numel() > 0, RuntimeError, op, "() input tensor must be non-empty");
   OF_CHECK(x->dtype() == DType::kFloat32 || x->dtype() == DType::kFloat64, RuntimeError, op,
            "() input tensor must be either float or double dtype, but got ",
            LegacyTypeName(x->dtype()));
   TensorImplPtr q;
-  if (call.args[1].is_tensor()) {
-    q = call.tensor(1);
+  if (call.args[A::q].is_tensor()) {
+    q = call.tensor(A::q);
     OF_CHECK(q->ndim() <= 1, RuntimeError, op, "() q must be a scalar or 1D tensor, but got shape ",
              ShapeToString(q->shape()));
     OF_CHECK(q->dtype() == x->dtype(), RuntimeError, op,
              "() q tensor must be same dtype as the input tensor (got ", LegacyTypeName(q->dtype()),
              " and ", LegacyTypeName(x->dtype()), ")");
   } else {
-    q = Full({}, Scalar::Float(call.args[1].to_double()), x->dtype(), x->device());
+    q = Full({}, Scalar::Float(call.get(arg::quantile_scalar::q)), x->dtype(), x->device());
   }
   {
     TensorImplPtr qc = Contiguous(ToDType(q, DType::kFloat64, false));
@@ -255,21 +275,22 @@ void Quantile(OpCall& call) {
                "() q values must be in the range [0, 1], but got ", p[i]);
     }
   }
-  const std::string& mode = call.args[4].str();
+  const std::string mode = call.get(A::interpolation);
   OF_CHECK(mode == "linear" || mode == "lower" || mode == "higher" || mode == "midpoint" ||
                mode == "nearest",
            RuntimeError, op,
            "() interpolation must be one of linear, lower, higher, midpoint or nearest, but got ",
            mode);
-  const bool keepdim = call.args[3].to_bool();
+  const bool keepdim = call.get(A::keepdim);
+  const std::optional<int64_t> dim_arg = call.get(A::dim);
   const DimVector in_shape = x->shape();
   int64_t dim;
-  if (call.args[2].is_none()) {
-    x = Call("reshape", {x, DimVector{x->numel()}});
+  if (!dim_arg) {
+    x = ops::reshape(x, DimVector{x->numel()});
     dim = 0;
   } else {
-    dim = WrapDim(call.args[2].to_int(), x->ndim());
-    if (x->ndim() == 0) x = Call("reshape", {x, DimVector{1}});
+    dim = WrapDim(*dim_arg, x->ndim());
+    if (x->ndim() == 0) x = ops::reshape(x, DimVector{1});
     OF_CHECK(x->shape()[dim] > 0, RuntimeError, op, "() input tensor must be non-empty");
   }
   // Sorted along the last dim.
@@ -278,53 +299,53 @@ void Quantile(OpCall& call) {
     if (d != dim) perm.push_back(d);
   }
   perm.push_back(dim);
-  TensorImplPtr sorted = CallAll("sort", {x, dim, false})[0].tensor();
-  sorted = Call("permute", {sorted, perm});
+  TensorImplPtr sorted = ops::sort(x, dim, false)[0];
+  sorted = ops::permute(sorted, perm);
   const int64_t n = sorted->shape().back();
   DimVector rank_shape(sorted->shape().begin(), sorted->shape().end() - 1);
   rank_shape.push_back(1);
-  TensorImplPtr qv = Call("reshape", {q, DimVector{q->numel()}});
+  TensorImplPtr qv = ops::reshape(q, DimVector{q->numel()});
   // ranks: (..., nq), in x's dtype.
-  TensorImplPtr nan_count = Call("sum.dim", {Call("isnan", {sorted}), DimVector{-1}, true});
+  TensorImplPtr nan_count = ops::sum_dim(ops::isnan(sorted), DimVector{-1}, true);
   TensorImplPtr last = Full({}, Scalar::Int(n - 1), x->dtype(), x->device());
   TensorImplPtr ranks;
   if (kIgnoreNan) {
     TensorImplPtr valid = Sub(Int(n), nan_count);
     TensorImplPtr r = Mul(qv, Sub(valid, Int(1)));
-    ranks = Call("where", {Call("eq", {valid, Int(0)}), last, r});
+    ranks = ops::where(ops::eq(valid, Int(0)), last, r);
   } else {
-    ranks = Call("where", {Call("gt", {nan_count, Int(0)}), last, Mul(qv, last)});
+    ranks = ops::where(ops::gt(nan_count, Int(0)), last, Mul(qv, last));
   }
-  ranks = Call("_to_dtype", {ranks, x->dtype(), false});
+  ranks = ops::_to_dtype(ranks, x->dtype(), false);
   DimVector out_last = rank_shape;
   out_last.back() = qv->numel();
-  ranks = Call("expand", {ranks, out_last});
+  ranks = ops::expand(ranks, out_last);
   auto at = [&](const TensorImplPtr& r) {
-    return Call("gather", {sorted, int64_t{-1}, Call("_to_dtype", {r, DType::kInt64, false})});
+    return ops::gather(sorted, int64_t{-1}, ops::_to_dtype(r, DType::kInt64, false));
   };
   TensorImplPtr out;
   if (mode == "lower") {
-    out = at(Call("floor", {ranks}));
+    out = at(ops::floor(ranks));
   } else if (mode == "higher") {
-    out = at(Call("ceil", {ranks}));
+    out = at(ops::ceil(ranks));
   } else if (mode == "nearest") {
-    out = at(Call("round", {ranks}));
+    out = at(ops::round(ranks));
   } else {
-    TensorImplPtr lo_r = Call("floor", {ranks}), hi_r = Call("ceil", {ranks});
+    TensorImplPtr lo_r = ops::floor(ranks), hi_r = ops::ceil(ranks);
     TensorImplPtr lo = at(lo_r), hi = at(hi_r);
     TensorImplPtr w = mode == "linear"
                           ? Sub(ranks, lo_r)
-                          : Call("where", {Call("gt", {hi_r, lo_r}), Num(0.5), ZerosLike(ranks)});
-    out = Call("lerp.Tensor", {lo, hi, Call("_to_dtype", {w, x->dtype(), false})});
+                          : ops::where(ops::gt(hi_r, lo_r), Num(0.5), ZerosLike(ranks));
+    out = ops::lerp_Tensor(lo, hi, ops::_to_dtype(w, x->dtype(), false));
   }
   // (..., nq) -> (nq, ...), then keepdim and a scalar q.
   const int64_t nd = out->ndim();
   DimVector to_front = {nd - 1};
   for (int64_t d = 0; d < nd - 1; ++d) to_front.push_back(d);
-  out = Call("permute", {out, to_front});
+  out = ops::permute(out, to_front);
   DimVector shape;
   if (q->ndim() == 1) shape.push_back(q->numel());
-  if (call.args[2].is_none()) {
+  if (!dim_arg) {
     if (keepdim) shape.insert(shape.end(), in_shape.size(), 1);
   } else {
     for (size_t d = 0; d < in_shape.size(); ++d) {
@@ -335,7 +356,7 @@ void Quantile(OpCall& call) {
       }
     }
   }
-  call.outputs = {Call("reshape", {out, shape})};
+  call.outputs = {ops::reshape(out, shape)};
 }
 
 OF_OP(
@@ -367,7 +388,10 @@ OF_OP(
 
 // The kernels allocate the outputs (their sizes depend on the data). Unlike
 // PyTorch, the unrequested outputs are empty tensors here too.
-void InferSelfDType(OpCall& call) { call.compute_dtype = call.tensor(0)->dtype(); }
+// Serves _unique2, _unique_dim and _unique_consecutive (self is argument 0).
+void InferSelfDType(OpCall& call) {
+  call.compute_dtype = call.tensor(arg::_unique2::self)->dtype();
+}
 
 OF_OP(
     "_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) "
@@ -380,7 +404,7 @@ OF_OP(
     "_unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool "
     "return_counts=False) -> (Tensor, Tensor, Tensor)")
     .Infer([](OpCall& call) {
-      WrapDim(call.args[1].to_int(), call.tensor(0)->ndim());
+      WrapDim(call.get(arg::_unique_dim::dim), call.tensor(arg::_unique_dim::self)->ndim());
       InferSelfDType(call);
     })
     .NonDifferentiable()
@@ -390,7 +414,8 @@ OF_OP(
     "_unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? "
     "dim=None) -> (Tensor, Tensor, Tensor)")
     .Infer([](OpCall& call) {
-      if (call.has(3)) WrapDim(call.args[3].to_int(), call.tensor(0)->ndim());
+      namespace A = arg::_unique_consecutive;
+      if (call.has(A::dim)) WrapDim(*call.get(A::dim), call.tensor(A::self)->ndim());
       InferSelfDType(call);
     })
     .NonDifferentiable()
@@ -402,7 +427,8 @@ OF_OP(
 
 // The sorted sequence and the values are compared in their promoted dtype.
 void InferSearchsorted(OpCall& call) {
-  const TensorImplPtr &seq = call.tensor(0), &v = call.tensor(1);
+  namespace A = arg::searchsorted;
+  const TensorImplPtr &seq = call.tensor(A::sorted_sequence), &v = call.tensor(A::self);
   const char* op = "torch.searchsorted()";
   OF_CHECK(seq->ndim() > 0, RuntimeError, op,
            ": boundaries tensor should have positive dimension, but got 0 dimension");
@@ -414,15 +440,15 @@ void InferSearchsorted(OpCall& call) {
            ": boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
            "tensor and input value tensor must match, but we got boundaries tensor ",
            ShapeToString(seq->shape()), " and input value tensor ", ShapeToString(v->shape()));
-  if (call.has(4)) {
-    const std::string& side = call.args[4].str();
+  if (call.has(A::side)) {
+    const std::string side = *call.get(A::side);
     OF_CHECK(side == "left" || side == "right", RuntimeError, op,
              ": side can only be 'left' or 'right' but got ", side);
-    OF_CHECK(!(call.args[3].to_bool() && side == "left"), RuntimeError, op,
+    OF_CHECK(!(call.get(A::right) && side == "left"), RuntimeError, op,
              ": side and right can't be set to opposites, got side of left while right was True");
   }
-  if (call.has(5)) {
-    const TensorImplPtr& sorter = call.tensor(5);
+  if (call.has(A::sorter)) {
+    const TensorImplPtr& sorter = call.tensor(A::sorter);
     OF_CHECK(sorter->shape() == seq->shape(), RuntimeError, op,
              ": boundary and sorter must have the same size, but got boundary tensor ",
              ShapeToString(seq->shape()), " and got sorter tensor ",
@@ -431,15 +457,15 @@ void InferSearchsorted(OpCall& call) {
              ": sorter must be a tensor of long dtype but got dtype ",
              LegacyTypeName(sorter->dtype()));
   }
-  std::vector<const Value*> operands = {&call.args[0], &call.args[1]};
+  std::vector<const Value*> operands = {&call.args[A::sorted_sequence], &call.args[A::self]};
   DType d = ResultType(operands);
-  for (int i : {0, 1}) {
+  for (int i : {A::sorted_sequence, A::self}) {
     if (call.tensor(i)->dtype() != d) {
       call.args[i] = Value(ToDType(call.tensor(i), d, false), call.args[i].is_wrapped_number());
     }
   }
   call.compute_dtype = d;
-  call.out_meta = {{v->shape(), call.args[2].to_bool() ? DType::kInt32 : DType::kInt64}};
+  call.out_meta = {{v->shape(), call.get(A::out_int32) ? DType::kInt32 : DType::kInt64}};
 }
 OF_OP(
     "searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, "
@@ -453,11 +479,13 @@ OF_OP(
     "bucketize(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> "
     "Tensor")
     .Composite([](OpCall& call) {
-      const TensorImplPtr& b = call.tensor(1);
+      namespace A = arg::bucketize;
+      const TensorImplPtr& b = call.tensor(A::boundaries);
       OF_CHECK(b->ndim() == 1, RuntimeError,
                "bucketize(): boundaries tensor must be 1 dimension, but got dim(", b->ndim(), ")");
-      call.outputs = {Call("searchsorted", {call.args[1], call.args[0], call.args[2], call.args[3],
-                                            Value(), Value()})};
+      call.outputs = {ops::searchsorted(call.args[A::boundaries], call.args[A::self],
+                                        call.get(A::out_int32), call.get(A::right), std::nullopt,
+                                        std::nullopt)};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
@@ -466,16 +494,17 @@ OF_OP(
 // ------------------------------------------------------------------------------
 
 void InferBincount(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  namespace A = arg::bincount;
+  const TensorImplPtr& x = call.tensor(A::self);
   OF_CHECK(!IsFloatingPoint(x->dtype()) && x->dtype() != DType::kBool, NotImplementedError,
            "\"bincount_cpu\" not implemented for '", LegacyTypeName(x->dtype()), "'");
   OF_CHECK(x->ndim() == 1, RuntimeError,
            "bincount only supports 1-d non-negative integral inputs (got shape ",
            ShapeToString(x->shape()), ").");
-  OF_CHECK(call.args[2].to_int() >= 0, RuntimeError, "bincount(): minlength should be >= 0, got ",
-           call.args[2].to_int());
-  if (call.has(1)) {
-    const TensorImplPtr& w = call.tensor(1);
+  OF_CHECK(call.get(A::minlength) >= 0, RuntimeError, "bincount(): minlength should be >= 0, got ",
+           call.get(A::minlength));
+  if (call.has(A::weights)) {
+    const TensorImplPtr& w = call.tensor(A::weights);
     OF_CHECK(w->ndim() == 1 && w->shape()[0] == x->shape()[0], RuntimeError,
              "bincount(): weights should be 1-d and have the same length as input (got shapes ",
              ShapeToString(w->shape()), " and ", ShapeToString(x->shape()), ")");
@@ -489,14 +518,15 @@ OF_OP("bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor")
     .Autocast(amp::kNone);
 
 void InferHistc(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  namespace A = arg::histc;
+  const TensorImplPtr& x = call.tensor(A::self);
   OF_CHECK(IsFloatingPoint(x->dtype()), NotImplementedError,
            "\"histogram_cpu\" not implemented for '", LegacyTypeName(x->dtype()), "'");
-  const int64_t bins = call.args[1].to_int();
+  const int64_t bins = call.get(A::bins);
+  const double min = call.get(A::min).d, max = call.get(A::max).d;
   OF_CHECK(bins > 0, RuntimeError, "torch.histc(): bins must be > 0, but got ", bins);
-  OF_CHECK(call.args[2].scalar().d <= call.args[3].scalar().d, RuntimeError,
-           "torch.histc: max must be larger than min (got min ", call.args[2].scalar().d,
-           " and max ", call.args[3].scalar().d, ")");
+  OF_CHECK(min <= max, RuntimeError, "torch.histc: max must be larger than min (got min ", min,
+           " and max ", max, ")");
   call.compute_dtype = x->dtype();
   call.out_meta = {{{bins}, x->dtype()}};
 }

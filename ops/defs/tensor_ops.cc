@@ -26,35 +26,38 @@ std::string BaseName(const OpCall& call) {
 bool IsIndexDType(DType d) { return d == DType::kInt64 || d == DType::kInt32; }
 
 TensorImplPtr Reshaped(const TensorImplPtr& t, const DimVector& shape) {
-  return t->shape() == shape ? t : Call("reshape", {t, shape});
+  return t->shape() == shape ? t : ops::reshape(t, shape);
 }
 
 // ---- diagonals ------------------------------------------------------------------
 
-void InferView(OpCall& call) { call.compute_dtype = call.tensor(0)->dtype(); }
+// Serves diagonal and as_strided (self is argument 0 of both).
+void InferView(OpCall& call) { call.compute_dtype = call.tensor(arg::diagonal::self)->dtype(); }
 
 // The diagonal's view: the two dims removed and one of the diagonal's length
 // appended.
 OF_OP("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)")
     .Infer(InferView)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Call("diagonal_backward",
-                   {c.grad(), c.input(0)->shape(), c.int_arg(1), c.int_arg(2), c.int_arg(3)})};
+      namespace A = arg::diagonal;
+      return {ops::diagonal_backward(c.grad(), c.get(A::self)->shape(), c.get(A::offset),
+                                     c.get(A::dim1), c.get(A::dim2))};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // Zeros of the input's shape with the gradient on the diagonal.
 void InferDiagonalBackward(OpCall& call) {
-  call.compute_dtype = call.tensor(0)->dtype();
-  call.out_meta = {{call.args[1].int_list(), call.compute_dtype}};
+  call.compute_dtype = call.tensor(arg::diagonal_backward::grad_output)->dtype();
+  call.out_meta = {{call.get(arg::diagonal_backward::input_sizes), call.compute_dtype}};
 }
 OF_OP(
     "diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> "
     "Tensor")
     .Infer(InferDiagonalBackward)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Call("diagonal", {c.grad(), c.int_arg(2), c.int_arg(3), c.int_arg(4)})};
+      namespace A = arg::diagonal_backward;
+      return {ops::diagonal(c.grad(), c.get(A::offset), c.get(A::dim1), c.get(A::dim2))};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
@@ -62,19 +65,20 @@ OF_OP(
 // diag_embed: the last dim of self on the diagonal (offset) of the plane
 // (dim1, dim2) of a new tensor: diagonal_backward of self.
 void DiagEmbed(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const int64_t offset = call.args[1].to_int();
+  namespace A = arg::diag_embed;
+  const TensorImplPtr& x = call.tensor(A::self);
+  const int64_t offset = call.get(A::offset);
   const int64_t nd = x->ndim() + 1;
-  const int64_t d1 = WrapDim(call.args[2].to_int(), nd), d2 = WrapDim(call.args[3].to_int(), nd);
+  const int64_t d1 = WrapDim(call.get(A::dim1), nd), d2 = WrapDim(call.get(A::dim2), nd);
   OF_CHECK(d1 != d2, RuntimeError, "diag_embed(): diagonal dimensions cannot be identical ",
-           call.args[2].to_int(), ", ", call.args[3].to_int());
+           call.get(A::dim1), ", ", call.get(A::dim2));
   OF_CHECK(x->ndim() >= 1, RuntimeError, "diag_embed(): expected a tensor with at least 1 dim");
   const int64_t n = x->shape().back() + std::abs(offset);
   DimVector shape(x->shape().begin(), x->shape().end() - 1);
   const int64_t lo = std::min(d1, d2), hi = std::max(d1, d2);
   shape.insert(shape.begin() + lo, n);
   shape.insert(shape.begin() + hi, n);
-  call.outputs = {Call("diagonal_backward", {x, shape, offset, d1, d2})};
+  call.outputs = {ops::diagonal_backward(x, shape, offset, d1, d2)};
 }
 OF_OP("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor")
     .Composite(DiagEmbed)
@@ -83,28 +87,30 @@ OF_OP("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
 // diag: a vector on a matrix's diagonal, or a matrix's diagonal as a new vector.
 void Diag(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const int64_t k = call.args[1].to_int();
+  const TensorImplPtr& x = call.tensor(arg::diag::self);
+  const int64_t k = call.get(arg::diag::diagonal);
   OF_CHECK(x->ndim() == 1 || x->ndim() == 2, RuntimeError,
            "diag(): Supports 1D or 2D tensors. Got ", x->ndim(), "D (shape ",
            ShapeToString(x->shape()), ")");
   if (x->ndim() == 1) {
-    call.outputs = {Call("diag_embed", {x, k, int64_t{0}, int64_t{1}})};
+    call.outputs = {ops::diag_embed(x, k, int64_t{0}, int64_t{1})};
   } else {
-    call.outputs = {Call("clone", {Call("diagonal", {x, k, int64_t{0}, int64_t{1}})})};
+    call.outputs = {ops::clone(ops::diagonal(x, k, int64_t{0}, int64_t{1}))};
   }
 }
-OF_OP("diag(Tensor self, int diagonal=0) -> Tensor").Composite(Diag)
+OF_OP("diag(Tensor self, int diagonal=0) -> Tensor")
+    .Composite(Diag)
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 void Trace(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
+  const TensorImplPtr& x = call.tensor(arg::trace::self);
   OF_CHECK(x->ndim() == 2, RuntimeError, "trace: expected a matrix, but got tensor with dim ",
            x->ndim(), " (shape ", ShapeToString(x->shape()), ")");
-  call.outputs = {Call("sum", {Call("diagonal", {x, int64_t{0}, int64_t{0}, int64_t{1}})})};
+  call.outputs = {ops::sum(ops::diagonal(x, int64_t{0}, int64_t{0}, int64_t{1}))};
 }
-OF_OP("trace(Tensor self) -> Tensor").Composite(Trace)
+OF_OP("trace(Tensor self) -> Tensor")
+    .Composite(Trace)
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kNone);
 
@@ -112,11 +118,14 @@ OF_OP("trace(Tensor self) -> Tensor").Composite(Trace)
 
 // Shared checks of (self, dim, index[, source]): an int vector index and a
 // source of self's dtype and shape except along dim, with one slice per index.
+// Serves index_add, index_copy and index_fill (and their in-place twins): self,
+// dim, index and source (or value) are arguments 0-3 of each.
 void CheckIndexUpdate(const OpCall& call, bool has_source) {
+  namespace A = arg::index_add;
   const std::string op = BaseName(call) + "_";
-  const TensorImplPtr& self = call.tensor(0);
-  const TensorImplPtr& index = call.tensor(2);
-  const int64_t dim = WrapDim(call.args[1].to_int(), self->ndim());
+  const TensorImplPtr& self = call.tensor(A::self);
+  const TensorImplPtr& index = call.tensor(A::index);
+  const int64_t dim = WrapDim(call.get(A::dim), self->ndim());
   OF_CHECK(IsIndexDType(index->dtype()), RuntimeError, op,
            "(): Expected dtype int32/int64 for index but got: ", LegacyTypeName(index->dtype()));
   OF_CHECK(index->ndim() <= 1, IndexError, op,
@@ -124,7 +133,7 @@ void CheckIndexUpdate(const OpCall& call, bool has_source) {
            " with type: ", LegacyTypeName(index->dtype()),
            " and size: ", ShapeToString(index->shape()));
   if (!has_source) return;
-  const TensorImplPtr& src = call.tensor(3);
+  const TensorImplPtr& src = call.tensor(A::source);
   OF_CHECK(src->dtype() == self->dtype(), RuntimeError, op, "(): self (",
            LegacyTypeName(self->dtype()), ") and source (", LegacyTypeName(src->dtype()),
            ") must have the same scalar type");
@@ -144,14 +153,17 @@ void CheckIndexUpdate(const OpCall& call, bool has_source) {
 void InferIndexUpdate(OpCall& call) {
   const bool has_source = BaseName(call) != "index_fill";
   CheckIndexUpdate(call, has_source);
-  const TensorImplPtr& self = call.tensor(0);
-  if (!has_source && call.args[3].is_tensor()) {
-    const TensorImplPtr& v = call.tensor(3);
+  const TensorImplPtr& self = call.tensor(arg::index_add::self);
+  // index_fill.int_Tensor's value (index_fill.int_Scalar's is a Scalar there).
+  constexpr int kValue = arg::index_fill_int_Tensor::value;
+  if (!has_source && call.args[kValue].is_tensor()) {
+    const TensorImplPtr& v = call.tensor(kValue);
     OF_CHECK(v->ndim() == 0, RuntimeError,
              "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
              v->ndim(), " dimension(s).");
     if (v->dtype() != self->dtype()) {
-      call.args[3] = Value(ToDType(v, self->dtype(), false), call.args[3].is_wrapped_number());
+      call.args[kValue] =
+          Value(ToDType(v, self->dtype(), false), call.args[kValue].is_wrapped_number());
     }
   }
   call.compute_dtype = self->dtype();
@@ -160,9 +172,11 @@ void InferIndexUpdate(OpCall& call) {
 
 // The gradient of a source indexed along dim: the output's gradient selected
 // at the index, in the source's shape (a scalar source sees a 1-D slice).
+// For index_add and index_copy (the same dim, index and source).
 TensorImplPtr SourceGrad(const BackwardCtx& c, const TensorImplPtr& g) {
-  const TensorImplPtr src = c.input(3);
-  TensorImplPtr r = Call("index_select", {g, c.int_arg(1), c.input(2)});
+  namespace A = arg::index_add;
+  const TensorImplPtr src = c.get(A::source);
+  TensorImplPtr r = ops::index_select(g, c.get(A::dim), c.get(A::index));
   return Reshaped(r, src->shape());
 }
 
@@ -174,7 +188,7 @@ OF_OP_WITH_INPLACE(
       TensorImplPtr gs;
       if (c.needs_grad[2]) {
         gs = SourceGrad(c, g);
-        const Scalar& alpha = c.scalar(4);
+        const Scalar alpha = c.get(arg::index_add::alpha);
         if (alpha.d != 1.0) {
           gs = Mul(gs, alpha.kind == Scalar::Kind::kFloat ? Num(alpha.d) : Int(alpha.i));
         }
@@ -190,7 +204,8 @@ OF_OP_WITH_INPLACE("index_copy(Tensor self, int dim, Tensor index, Tensor source
       TensorImplPtr g = c.grad();
       TensorImplPtr gself;
       if (c.needs_grad[0]) {
-        gself = Call("index_fill.int_Scalar", {g, c.int_arg(1), c.input(2), Scalar::Int(0)});
+        gself = ops::index_fill_int_Scalar(g, c.get(arg::index_copy::dim),
+                                           c.get(arg::index_copy::index), Scalar::Int(0));
       }
       return {gself, nullptr, c.needs_grad[2] ? SourceGrad(c, g) : nullptr};
     })
@@ -198,14 +213,16 @@ OF_OP_WITH_INPLACE("index_copy(Tensor self, int dim, Tensor index, Tensor source
     .Autocast(amp::kPromote);
 
 // index_fill's value gradient sums the filled positions once each (an index
-// may repeat): g minus g with those positions zeroed.
+// may repeat): g minus g with those positions zeroed. Serves both overloads
+// (the same dim and index).
 TensorList IndexFillGrad(BackwardCtx& c) {
+  namespace A = arg::index_fill_int_Tensor;
   TensorImplPtr g = c.grad();
   TensorImplPtr zeroed =
-      Call("index_fill.int_Scalar", {g, c.int_arg(1), c.input(2), Scalar::Int(0)});
+      ops::index_fill_int_Scalar(g, c.get(A::dim), c.get(A::index), Scalar::Int(0));
   TensorList out = {c.needs_grad[0] ? zeroed : nullptr, nullptr};
   if (c.needs_grad.size() > 2) {
-    out.push_back(c.needs_grad[2] ? Call("sum", {Sub(g, zeroed)}) : nullptr);
+    out.push_back(c.needs_grad[2] ? ops::sum(Sub(g, zeroed)) : nullptr);
   }
   return out;
 }
@@ -227,8 +244,10 @@ OF_OP_WITH_INPLACE(
 // self (broadcast with the mask) with source's elements, in order, where the
 // mask is true. The in-place form does not broadcast self.
 void InferMaskedScatter(OpCall& call) {
+  namespace A = arg::masked_scatter;  // also masked_scatter_
   const std::string op = BaseName(call);
-  const TensorImplPtr &self = call.tensor(0), &mask = call.tensor(1), &src = call.tensor(2);
+  const TensorImplPtr &self = call.tensor(A::self), &mask = call.tensor(A::mask),
+                      &src = call.tensor(A::source);
   OF_CHECK(mask->dtype() == DType::kBool, RuntimeError,
            "masked_scatter_ only supports boolean masks, but got mask with dtype ",
            LegacyTypeName(mask->dtype()));
@@ -243,17 +262,17 @@ OF_OP_WITH_INPLACE("masked_scatter(Tensor self, Tensor mask, Tensor source) -> T
     .Infer(InferMaskedScatter)
     .Backward([](BackwardCtx& c) -> TensorList {
       TensorImplPtr g = c.grad();
-      TensorImplPtr mask = c.input(1);
+      TensorImplPtr mask = c.get(arg::masked_scatter::mask);
       TensorImplPtr gself, gsrc;
-      if (c.needs_grad[0]) gself = Call("masked_fill.Scalar", {g, mask, Scalar::Int(0)});
+      if (c.needs_grad[0]) gself = ops::masked_fill_Scalar(g, mask, Scalar::Int(0));
       if (c.needs_grad[2]) {
         // The selected gradient fills the source's first elements; the rest get zeros.
-        const TensorImplPtr src = c.input(2);
-        TensorImplPtr picked = Call("masked_select", {g, mask});
+        const TensorImplPtr src = c.get(arg::masked_scatter::source);
+        TensorImplPtr picked = ops::masked_select(g, mask);
         const int64_t n = picked->numel();
-        picked = Call("slice_backward",
-                      {picked, DimVector{src->numel()}, int64_t{0}, int64_t{0}, n, int64_t{1}});
-        gsrc = Call("reshape", {picked, src->shape()});
+        picked = ops::slice_backward(picked, DimVector{src->numel()}, int64_t{0}, int64_t{0}, n,
+                                     int64_t{1});
+        gsrc = ops::reshape(picked, src->shape());
       }
       return {gself, nullptr, gsrc};
     })
@@ -262,8 +281,9 @@ OF_OP_WITH_INPLACE("masked_scatter(Tensor self, Tensor mask, Tensor source) -> T
 
 // ---- nan_to_num ----------------------------------------------------------------------------
 
+// nan_to_num and nan_to_num_.
 void InferSameAsSelf(OpCall& call) {
-  const TensorImplPtr& self = call.tensor(0);
+  const TensorImplPtr& self = call.tensor(arg::nan_to_num::self);
   call.compute_dtype = self->dtype();
   call.out_meta = {{self->shape(), self->dtype()}};
 }
@@ -271,7 +291,7 @@ OF_OP_WITH_INPLACE(
     "nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor")
     .Infer(InferSameAsSelf)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Mul(c.grad(), Call("isfinite", {c.input(0)}))};
+      return {Mul(c.grad(), ops::isfinite(c.get(arg::nan_to_num::self)))};
     })
     .Sbp(sbp::Elementwise())
     .Autocast(amp::kNone)
@@ -281,7 +301,7 @@ OF_OP_WITH_INPLACE(
 
 // take: self as 1-D, indexed by `index` (negative positions count from the end).
 void Take(OpCall& call) {
-  const TensorImplPtr &x = call.tensor(0), &index = call.tensor(1);
+  const TensorImplPtr &x = call.tensor(arg::take::self), &index = call.tensor(arg::take::index);
   OF_CHECK(index->dtype() == DType::kInt64, RuntimeError,
            "take(): Expected a long tensor for index, but got ", LegacyTypeName(index->dtype()));
   const int64_t n = x->numel();
@@ -294,44 +314,47 @@ void Take(OpCall& call) {
   OF_CHECK(n > 0 || idx->numel() == 0, IndexError,
            "take(): cannot take elements from an empty tensor (shape ", ShapeToString(x->shape()),
            ")");
-  TensorImplPtr flat = Call("reshape", {x, DimVector{n}});
-  call.outputs = {Call("_index", {flat, TensorList{index}, Value(), DimVector{n}})};
+  TensorImplPtr flat = ops::reshape(x, DimVector{n});
+  call.outputs = {ops::_index(flat, TensorList{index}, std::nullopt, DimVector{n})};
 }
-OF_OP("take(Tensor self, Tensor index) -> Tensor").Composite(Take)
+OF_OP("take(Tensor self, Tensor index) -> Tensor")
+    .Composite(Take)
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // take_along_dim: gather after broadcasting self and indices against each
 // other in every dim but `dim` (flattened both when dim is None).
 void TakeAlongDim(OpCall& call) {
-  TensorImplPtr x = call.tensor(0), idx = call.tensor(1);
+  namespace A = arg::take_along_dim;
+  TensorImplPtr x = call.tensor(A::self), idx = call.tensor(A::indices);
+  const std::optional<int64_t> dim_arg = call.get(A::dim);
   OF_CHECK(idx->dtype() == DType::kInt64, RuntimeError,
            "torch.take_along_dim(): dtype of indices should be Long but got ",
            LegacyTypeName(idx->dtype()));
-  if (call.args[2].is_none()) {
-    x = Call("reshape", {x, DimVector{x->numel()}});
-    idx = Call("reshape", {idx, DimVector{idx->numel()}});
-    call.outputs = {Call("gather", {x, int64_t{0}, idx})};
+  if (!dim_arg) {
+    x = ops::reshape(x, DimVector{x->numel()});
+    idx = ops::reshape(idx, DimVector{idx->numel()});
+    call.outputs = {ops::gather(x, int64_t{0}, idx)};
     return;
   }
   OF_CHECK(x->ndim() == idx->ndim(), RuntimeError,
            "torch.take_along_dim(): input and indices should have the same number of dimensions, "
            "but got ",
            x->ndim(), " dimensions for input, and ", idx->ndim(), " dimensions for indices");
-  const int64_t dim = WrapDim(call.args[2].to_int(), x->ndim());
+  const int64_t dim = WrapDim(*dim_arg, x->ndim());
   if (x->ndim() > 0) {
     DimVector xs = x->shape(), is = idx->shape();
     xs[dim] = idx->shape()[dim];
     DimVector ishape = BroadcastShapes(xs, idx->shape(), "take_along_dim");
     is[dim] = x->shape()[dim];
     DimVector xshape = BroadcastShapes(is, x->shape(), "take_along_dim");
-    if (idx->shape() != ishape) idx = Call("expand", {idx, ishape});
-    if (x->shape() != xshape) x = Call("expand", {x, xshape});
+    if (idx->shape() != ishape) idx = ops::expand(idx, ishape);
+    if (x->shape() != xshape) x = ops::expand(x, xshape);
     // Negative positions count from the end.
     const int64_t size = x->shape()[dim];
-    idx = Call("where", {Call("lt", {idx, Int(0)}), Add(idx, Int(size)), idx});
+    idx = ops::where(ops::lt(idx, Int(0)), Add(idx, Int(size)), idx);
   }
-  call.outputs = {Call("gather", {x, dim, idx})};
+  call.outputs = {ops::gather(x, dim, idx)};
 }
 OF_OP("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor")
     .Composite(TakeAlongDim)
@@ -339,10 +362,12 @@ OF_OP("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor")
     .Autocast(amp::kNone);
 
 void NarrowCopy(OpCall& call) {
-  call.outputs = {
-      Call("clone", {Call("narrow", {call.args[0], call.args[1], call.args[2], call.args[3]})})};
+  namespace A = arg::narrow_copy;
+  call.outputs = {ops::clone(
+      ops::narrow(call.args[A::self], call.get(A::dim), call.get(A::start), call.get(A::length)))};
 }
-OF_OP("narrow_copy(Tensor self, int dim, int start, int length) -> Tensor").Composite(NarrowCopy)
+OF_OP("narrow_copy(Tensor self, int dim, int start, int length) -> Tensor")
+    .Composite(NarrowCopy)
     .Sbp(sbp::Family("along_dim", "linear=1"))
     .Autocast(amp::kNone);
 
@@ -354,16 +379,18 @@ OF_OP("narrow_copy(Tensor self, int dim, int start, int length) -> Tensor").Comp
 OF_OP("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)")
     .Infer(InferView)
     .Backward([](BackwardCtx& c) -> TensorList {
-      const TensorImplPtr x = c.input(0);
-      const int64_t offset = c.arg(3).is_none() ? x->storage_offset() : c.int_arg(3);
-      return {Call("as_strided_backward", {c.grad(), x->shape(), x->stride(), x->storage_offset(),
-                                           c.arg(1), c.arg(2), offset})};
+      namespace A = arg::as_strided;
+      const TensorImplPtr x = c.get(A::self);
+      const std::optional<int64_t> storage_offset = c.get(A::storage_offset);
+      const int64_t offset = storage_offset ? *storage_offset : x->storage_offset();
+      return {ops::as_strided_backward(c.grad(), x->shape(), x->stride(), x->storage_offset(),
+                                       c.get(A::size), c.get(A::stride), offset)};
     })
     .Sbp(sbp::Unsupported("the result depends on the local memory layout"))
     .Autocast(amp::kNone);
 void InferAsStridedBackward(OpCall& call) {
-  call.compute_dtype = call.tensor(0)->dtype();
-  call.out_meta = {{call.args[1].int_list(), call.compute_dtype}};
+  call.compute_dtype = call.tensor(arg::as_strided_backward::grad)->dtype();
+  call.out_meta = {{call.get(arg::as_strided_backward::input_size), call.compute_dtype}};
 }
 OF_OP(
     "as_strided_backward(Tensor grad, int[] input_size, int[] input_stride, int input_offset, "
@@ -375,9 +402,9 @@ OF_OP(
 // ---- meshgrid / cartesian_prod / diff -----------------------------------------------------
 
 void Meshgrid(OpCall& call) {
-  const TensorList& ts = call.args[0].tensors();
+  const TensorList ts = call.get(arg::meshgrid::tensors);
   OF_CHECK(!ts.empty(), RuntimeError, "meshgrid expects a non-empty TensorList");
-  std::string indexing = call.args[1].is_none() ? "ij" : call.args[1].str();
+  std::string indexing = call.get(arg::meshgrid::indexing).value_or("ij");
   OF_CHECK(indexing == "ij" || indexing == "xy", RuntimeError,
            "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ", indexing);
   for (size_t i = 0; i < ts.size(); ++i) {
@@ -399,15 +426,16 @@ void Meshgrid(OpCall& call) {
     size_t pos = std::find(order.begin(), order.end(), i) - order.begin();
     DimVector view(ts.size(), 1);
     view[pos] = ts[i]->numel();
-    call.outputs.push_back(Call("expand", {Call("reshape", {ts[i], view}), shape}));
+    call.outputs.push_back(ops::expand(ops::reshape(ts[i], view), shape));
   }
 }
-OF_OP("meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]").Composite(Meshgrid)
+OF_OP("meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]")
+    .Composite(Meshgrid)
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 void CartesianProd(OpCall& call) {
-  const TensorList& ts = call.args[0].tensors();
+  const TensorList ts = call.get(arg::cartesian_prod::tensors);
   for (const auto& t : ts) {
     OF_CHECK(t->ndim() == 1, RuntimeError, "cartesian_prod(): Expect a 1D vector, but got shape ",
              ShapeToString(t->shape()));
@@ -416,43 +444,43 @@ void CartesianProd(OpCall& call) {
     call.outputs = {ts[0]};
     return;
   }
-  std::vector<Value> grid = CallAll("meshgrid", {ts, std::string("ij")});
+  TensorList grid = ops::meshgrid(ts, std::string("ij"));
   TensorList cols;
-  for (const auto& g : grid[0].tensors()) cols.push_back(Call("reshape", {g, DimVector{-1}}));
-  call.outputs = {Call("stack", {cols, int64_t{1}})};
+  for (const auto& g : grid) cols.push_back(ops::reshape(g, DimVector{-1}));
+  call.outputs = {ops::stack(cols, int64_t{1})};
 }
-OF_OP("cartesian_prod(Tensor[] tensors) -> Tensor").Composite(CartesianProd)
+OF_OP("cartesian_prod(Tensor[] tensors) -> Tensor")
+    .Composite(CartesianProd)
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 
 // diff: n-th forward difference along dim (logical xor for bool), after
 // prepend/append are concatenated.
 void Diff(OpCall& call) {
-  TensorImplPtr x = call.tensor(0);
-  const int64_t n = call.args[1].to_int();
+  namespace A = arg::diff;
+  TensorImplPtr x = call.tensor(A::self);
+  const int64_t n = call.get(A::n);
   OF_CHECK(x->ndim() >= 1, RuntimeError, "diff expects input to be at least one-dimensional");
   OF_CHECK(n >= 0, RuntimeError, "order must be non-negative but got ", n);
-  const int64_t dim = WrapDim(call.args[2].to_int(), x->ndim());
+  const int64_t dim = WrapDim(call.get(A::dim), x->ndim());
   TensorList parts;
-  for (int k : {3, -1, 4}) {
-    TensorImplPtr t = x;
-    if (k >= 0) t = call.has(k) ? call.tensor(k) : nullptr;
+  for (const TensorImplPtr& t : {call.get(A::prepend), x, call.get(A::append)}) {
     if (!t) continue;
     OF_CHECK(t->ndim() == x->ndim(), RuntimeError,
              "diff expects prepend or append to be the same dimension as input (got shapes ",
              ShapeToString(t->shape()), " and ", ShapeToString(x->shape()), ")");
     parts.push_back(t);
   }
-  if (parts.size() > 1) x = Call("cat", {parts, dim});
+  if (parts.size() > 1) x = ops::cat(parts, dim);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t len = x->shape()[dim];
     if (len <= 1) {
-      x = Call("narrow", {x, dim, int64_t{0}, int64_t{0}});
+      x = ops::narrow(x, dim, int64_t{0}, int64_t{0});
       break;
     }
-    TensorImplPtr hi = Call("narrow", {x, dim, int64_t{1}, len - 1});
-    TensorImplPtr lo = Call("narrow", {x, dim, int64_t{0}, len - 1});
-    x = x->dtype() == DType::kBool ? Call("logical_xor", {hi, lo}) : Sub(hi, lo);
+    TensorImplPtr hi = ops::narrow(x, dim, int64_t{1}, len - 1);
+    TensorImplPtr lo = ops::narrow(x, dim, int64_t{0}, len - 1);
+    x = x->dtype() == DType::kBool ? ops::logical_xor(hi, lo) : Sub(hi, lo);
   }
   call.outputs = {x};
 }

@@ -9,17 +9,19 @@ namespace {
 
 // where(condition, self, other): broadcast all three; promote self and other.
 void InferWhere(OpCall& call) {
-  OF_CHECK(call.tensor(0)->dtype() == DType::kBool, RuntimeError,
+  namespace a = arg::where;
+  const TensorImplPtr& cond = call.tensor(a::condition);
+  OF_CHECK(cond->dtype() == DType::kBool, RuntimeError,
            "where expected condition to be a boolean tensor, but got a tensor with dtype ",
-           DTypeName(call.tensor(0)->dtype()));
-  DimVector shape = BroadcastShapes(call.tensor(0)->shape(), call.tensor(1)->shape(), "where");
-  shape = BroadcastShapes(shape, call.tensor(2)->shape(), "where");
-  DType d = ResultType({&call.args[1], &call.args[2]});
+           DTypeName(cond->dtype()));
+  DimVector shape = BroadcastShapes(cond->shape(), call.tensor(a::self)->shape(), "where");
+  shape = BroadcastShapes(shape, call.tensor(a::other)->shape(), "where");
+  DType d = ResultType({&call.args[a::self], &call.args[a::other]});
   call.compute_dtype = d;
   DimVector stride = ElementwiseOutputStrides(
-      {call.tensor(0).get(), call.tensor(1).get(), call.tensor(2).get()}, shape);
+      {cond.get(), call.tensor(a::self).get(), call.tensor(a::other).get()}, shape);
   call.out_meta = {{shape, d, std::move(stride)}};
-  for (int i = 1; i <= 2; ++i) {
+  for (int i : {int{a::self}, int{a::other}}) {
     if (call.tensor(i)->dtype() != d) {
       call.args[i] = Value(ToDType(call.tensor(i), d, false), call.args[i].is_wrapped_number());
     }
@@ -28,9 +30,9 @@ void InferWhere(OpCall& call) {
 OF_OP("where(Tensor condition, Tensor self, Tensor other) -> Tensor")
     .Infer(InferWhere)
     .Backward([](BackwardCtx& c) -> TensorList {
-      TensorImplPtr g = c.grad(), cond = c.input(0);
-      return {nullptr, c.needs_grad[1] ? Call("where", {cond, g, Num(0)}) : nullptr,
-              c.needs_grad[2] ? Call("where", {cond, Num(0), g}) : nullptr};
+      TensorImplPtr g = c.grad(), cond = c.get(arg::where::condition);
+      return {nullptr, c.needs_grad[1] ? ops::where(cond, g, Num(0)) : nullptr,
+              c.needs_grad[2] ? ops::where(cond, Num(0), g) : nullptr};
     })
     .Sbp(sbp::Elementwise("BPP"))
     .Autocast(amp::kNone)
@@ -47,18 +49,20 @@ Value ScalarArg(const Scalar& s) { return s.kind == Scalar::Kind::kFloat ? Num(s
 // everywhere; NaN in any operand propagates.
 
 // A bound as an op argument: the saved tensor, the Scalar, or None.
-Value Bound(BackwardCtx& c, int arg) {
-  if (c.saved_inputs[arg].defined()) return c.input(arg);
-  if (c.arg(arg).is_none()) return Value();
-  return ScalarArg(c.arg(arg).scalar());
+Value Bound(BackwardCtx& c, int i) {
+  if (c.saved_inputs[i].defined()) return c.input(i);
+  if (c.arg(i).is_none()) return Value();
+  return ScalarArg(c.arg(i).scalar());
 }
 
+// clamp, clamp.Tensor and their in-place twins: same argument indices.
 void InferClamp(OpCall& call) {
-  OF_CHECK(call.has(1) || call.has(2), RuntimeError, call.name(),
+  namespace a = arg::clamp;
+  OF_CHECK(call.has(a::min) || call.has(a::max), RuntimeError, call.name(),
            "(): At least one of 'min' or 'max' must not be None");
-  std::vector<const Value*> operands = {&call.args[0]};
-  DimVector shape = call.tensor(0)->shape();
-  for (int i = 1; i <= 2; ++i) {
+  std::vector<const Value*> operands = {&call.args[a::self]};
+  DimVector shape = call.tensor(a::self)->shape();
+  for (int i : {int{a::min}, int{a::max}}) {
     if (!call.has(i)) continue;
     operands.push_back(&call.args[i]);
     if (call.args[i].is_tensor()) {
@@ -70,8 +74,8 @@ void InferClamp(OpCall& call) {
            "\" not implemented for 'Bool'");
   call.compute_dtype = d;
   call.cast_inputs = true;
-  std::vector<const TensorImpl*> tensors = {call.tensor(0).get()};
-  for (int k = 1; k <= 2; ++k) {
+  std::vector<const TensorImpl*> tensors = {call.tensor(a::self).get()};
+  for (int k : {int{a::min}, int{a::max}}) {
     if (call.has(k) && call.args[k].is_tensor()) tensors.push_back(call.tensor(k).get());
   }
   call.out_meta = {{shape, d, ElementwiseOutputStrides(tensors, shape)}};
@@ -80,31 +84,33 @@ void InferClamp(OpCall& call) {
 // The gradient passes to self where min <= self <= max (both bounds included,
 // as in PyTorch), to min where self < min, to max where self > max; with
 // min > max everything goes to max.
+// (clamp and clamp.Tensor, and their in-place twins: same argument indices.)
 TensorList ClampGrad(BackwardCtx& c) {
-  const TensorImplPtr x = c.input(0), g = c.grad();
-  const Value lo = Bound(c, 1), hi = Bound(c, 2);
+  namespace a = arg::clamp;
+  const TensorImplPtr x = c.get(a::self), g = c.grad();
+  const Value lo = Bound(c, a::min), hi = Bound(c, a::max);
   TensorList out;
   if (c.needs_grad[0]) {
     TensorImplPtr keep;
-    if (!lo.is_none()) keep = Call("ge", {x, lo});
+    if (!lo.is_none()) keep = ops::ge(x, lo);
     if (!hi.is_none()) {
-      TensorImplPtr below = Call("le", {x, hi});
-      keep = keep ? Call("logical_and", {keep, below}) : below;
+      TensorImplPtr below = ops::le(x, hi);
+      keep = keep ? ops::logical_and(keep, below) : below;
     }
-    out.push_back(Call("where", {keep, g, Num(0)}));
+    out.push_back(ops::where(keep, g, Num(0)));
   } else {
     out.push_back(nullptr);
   }
-  const bool lo_t = c.saved_inputs[1].defined(), hi_t = c.saved_inputs[2].defined();
+  const bool lo_t = c.saved_inputs[a::min].defined(), hi_t = c.saved_inputs[a::max].defined();
   if (!lo_t && !hi_t) return out;
   TensorImplPtr inverted;  // max < min
-  if (!lo.is_none() && !hi.is_none()) inverted = Call("lt", {hi, lo});
+  if (!lo.is_none() && !hi.is_none()) inverted = ops::lt(hi, lo);
   size_t edge = 1;
   if (lo_t) {
     if (c.needs_grad[edge]) {
-      TensorImplPtr wins = Call("lt", {x, lo});
-      if (inverted) wins = Call("logical_and", {wins, Call("logical_not", {inverted})});
-      out.push_back(Call("where", {wins, g, Num(0)}));
+      TensorImplPtr wins = ops::lt(x, lo);
+      if (inverted) wins = ops::logical_and(wins, ops::logical_not(inverted));
+      out.push_back(ops::where(wins, g, Num(0)));
     } else {
       out.push_back(nullptr);
     }
@@ -112,9 +118,9 @@ TensorList ClampGrad(BackwardCtx& c) {
   }
   if (hi_t) {
     if (c.needs_grad[edge]) {
-      TensorImplPtr wins = Call("gt", {x, hi});
-      if (inverted) wins = Call("logical_or", {wins, inverted});
-      out.push_back(Call("where", {wins, g, Num(0)}));
+      TensorImplPtr wins = ops::gt(x, hi);
+      if (inverted) wins = ops::logical_or(wins, inverted);
+      out.push_back(ops::where(wins, g, Num(0)));
     } else {
       out.push_back(nullptr);
     }
@@ -141,42 +147,46 @@ OF_OP_WITH_INPLACE("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Te
 void ClampOneSide(OpCall& call) {
   const Schema& s = call.op->schema();
   const bool is_min = s.name.rfind("clamp_min", 0) == 0;
-  std::string target = s.is_inplace() ? "clamp_" : "clamp";
-  if (s.overload == "Tensor") target += ".Tensor";
-  const Value& bound = call.args[1];
-  call.outputs = {is_min ? Call(target, {call.args[0], bound, Value()})
-                         : Call(target, {call.args[0], Value(), bound})};
+  // All eight ops take (self, bound) at the same indices.
+  const Value& self = call.args[arg::clamp_min::self];
+  const Value& bound = call.args[arg::clamp_min::min];
+  if (s.overload == "Tensor") {
+    const ops::OptTensorArg lo = is_min ? bound : Value(), hi = is_min ? Value() : bound;
+    call.outputs = {s.is_inplace() ? ops::clamp__Tensor(self, lo, hi)
+                                   : ops::clamp_Tensor(self, lo, hi)};
+  } else {
+    std::optional<Scalar> lo, hi;
+    (is_min ? lo : hi) = bound.scalar();
+    call.outputs = {s.is_inplace() ? ops::clamp_(self, lo, hi) : ops::clamp(self, lo, hi)};
+  }
 }
 
-[[maybe_unused]] const bool kClampOneSideDeclared = [] {
-  for (const char* schema : {"clamp_min.Tensor(Tensor self, Tensor min) -> Tensor",
-                             "clamp_min(Tensor self, Scalar min) -> Tensor",
-                             "clamp_max.Tensor(Tensor self, Tensor max) -> Tensor",
-                             "clamp_max(Tensor self, Scalar max) -> Tensor"}) {
-    for (const std::string& text : {std::string(schema), InplaceSchema(schema)}) {
-      OpRegistry::Declare(text)
-          .Composite(ClampOneSide)
-          .Sbp(sbp::Elementwise())
-          .Autocast(amp::kNone)
-          .Traits(kElementwise);
-    }
-  }
-  return true;
-}();
+#define OF_CLAMP_ONE_SIDE(schema) \
+  OF_OP_WITH_INPLACE(schema)      \
+      .Composite(ClampOneSide)    \
+      .Sbp(sbp::Elementwise())    \
+      .Autocast(amp::kNone)       \
+      .Traits(kElementwise)
+OF_CLAMP_ONE_SIDE("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor");
+OF_CLAMP_ONE_SIDE("clamp_min(Tensor self, Scalar min) -> Tensor");
+OF_CLAMP_ONE_SIDE("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor");
+OF_CLAMP_ONE_SIDE("clamp_max(Tensor self, Scalar max) -> Tensor");
 
 // ---- lerp --------------------------------------------------------------------
 //
 // self + weight * (end - self). self and end must share a floating dtype; a
 // tensor weight too, unless it is a 0-dim tensor or a Python number.
 
+// lerp.Tensor, lerp.Scalar and their in-place twins: same argument indices.
 void InferLerp(OpCall& call) {
-  const TensorImplPtr &self = call.tensor(0), &end = call.tensor(1);
+  namespace a = arg::lerp_Tensor;
+  const TensorImplPtr &self = call.tensor(a::self), &end = call.tensor(a::end);
   const DType d = self->dtype();
   OF_CHECK(end->dtype() == d, RuntimeError, "lerp(): expected dtype ", DTypeName(d),
            " for `end` but got dtype ", DTypeName(end->dtype()));
   DimVector shape = BroadcastShapes(self->shape(), end->shape(), "lerp");
-  if (call.args[2].is_tensor()) {
-    const TensorImplPtr& w = call.tensor(2);
+  if (call.args[a::weight].is_tensor()) {
+    const TensorImplPtr& w = call.tensor(a::weight);
     OF_CHECK(w->ndim() == 0 || w->dtype() == d, RuntimeError, "lerp(): expected dtype ",
              DTypeName(d), " for `weight` but got dtype ", DTypeName(w->dtype()));
     shape = BroadcastShapes(shape, w->shape(), "lerp");
@@ -189,14 +199,16 @@ void InferLerp(OpCall& call) {
 }
 
 TensorList LerpGrad(BackwardCtx& c) {
+  namespace a = arg::lerp_Tensor;  // lerp.Scalar: same indices, weight a Scalar
   const TensorImplPtr g = c.grad();
-  const bool tensor_weight = c.saved_inputs[2].defined();
-  const Value w = tensor_weight ? Value(c.input(2)) : ScalarArg(c.scalar(2));
-  const Value one_minus_w = tensor_weight ? Value(Sub(Num(1), w)) : Num(1.0 - c.scalar(2).d);
+  const bool tensor_weight = c.saved_inputs[a::weight].defined();
+  const Value w = tensor_weight ? Value(c.input(a::weight)) : ScalarArg(c.scalar(a::weight));
+  const Value one_minus_w =
+      tensor_weight ? Value(Sub(Num(1), w)) : Num(1.0 - c.scalar(a::weight).d);
   TensorList out = {c.needs_grad[0] ? Mul(g, one_minus_w) : nullptr,
                     c.needs_grad[1] ? Mul(g, w) : nullptr};
   if (tensor_weight) {
-    out.push_back(c.needs_grad[2] ? Mul(g, Sub(c.input(1), c.input(0))) : nullptr);
+    out.push_back(c.needs_grad[2] ? Mul(g, Sub(c.input(a::end), c.input(a::self))) : nullptr);
   }
   return out;
 }
@@ -226,7 +238,8 @@ void InferAddcmul(OpCall& call) {
 }
 
 void InferAddcdiv(OpCall& call) {
-  OF_CHECK(IsFloatingPoint(call.tensor(1)->dtype()) || IsFloatingPoint(call.tensor(2)->dtype()),
+  OF_CHECK(IsFloatingPoint(call.tensor(arg::addcdiv::tensor1)->dtype()) ||
+               IsFloatingPoint(call.tensor(arg::addcdiv::tensor2)->dtype()),
            RuntimeError,
            "Integer division with addcdiv is no longer supported, and in a future release "
            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
@@ -242,9 +255,11 @@ OF_OP_WITH_INPLACE(
     .Infer(InferAddcmul)
     .Backward([](BackwardCtx& c) -> TensorList {
       const TensorImplPtr g = c.grad();
-      const Value v = ScalarArg(c.scalar(3));
-      return {c.needs_grad[0] ? g : nullptr, c.needs_grad[1] ? Mul(g, Mul(c.input(2), v)) : nullptr,
-              c.needs_grad[2] ? Mul(g, Mul(c.input(1), v)) : nullptr};
+      namespace a = arg::addcmul;
+      const Value v = ScalarArg(c.get(a::value));
+      return {c.needs_grad[0] ? g : nullptr,
+              c.needs_grad[1] ? Mul(g, Mul(c.get(a::tensor2), v)) : nullptr,
+              c.needs_grad[2] ? Mul(g, Mul(c.get(a::tensor1), v)) : nullptr};
     })
     .Sbp(sbp::Elementwise("PPB PBP"))
     .Autocast(amp::kNone, amp::kPromote)
@@ -254,8 +269,9 @@ OF_OP_WITH_INPLACE(
     .Infer(InferAddcdiv)
     .Backward([](BackwardCtx& c) -> TensorList {
       const TensorImplPtr g = c.grad();
-      const Value v = ScalarArg(c.scalar(3));
-      TensorImplPtr t1 = c.input(1), t2 = c.input(2);
+      namespace a = arg::addcdiv;
+      const Value v = ScalarArg(c.get(a::value));
+      TensorImplPtr t1 = c.get(a::tensor1), t2 = c.get(a::tensor2);
       return {c.needs_grad[0] ? g : nullptr, c.needs_grad[1] ? Mul(g, Div(v, t2)) : nullptr,
               c.needs_grad[2] ? Neg(Mul(g, Div(Mul(t1, v), Mul(t2, t2)))) : nullptr};
     })

@@ -13,25 +13,26 @@ namespace {
   OF_KERNEL(op, DeviceType::kCPU, kAllDTypes, fn); \
   OF_KERNEL(op, DeviceType::kCUDA, kAllDTypes, fn)
 
-// Views compute in the input's dtype and allocate nothing.
-void InferView(OpCall& call) { call.compute_dtype = call.tensor(0)->dtype(); }
+// Views compute in the input's dtype and allocate nothing. (Every op it serves
+// has its input tensor first, as view's self.)
+void InferView(OpCall& call) { call.compute_dtype = call.tensor(arg::view::self)->dtype(); }
 
 // A view op with its SBP rule; views never change dtype, so autocast leaves
-// them alone.
-#define OF_VIEW_OP(schema, name, expr, grad_expr, sbp_rule)                   \
-  OF_OP(schema)                                                               \
-      .Infer(InferView)                                                       \
-      .Backward([](BackwardCtx& c) -> TensorList {                            \
-        [[maybe_unused]] const TensorImplPtr g = c.grad();                    \
-        [[maybe_unused]] auto x = [&] { return c.input(0); };                 \
-        return {grad_expr};                                                   \
-      })                                                                      \
-      .Sbp(sbp_rule)                                                          \
-      .Autocast(amp::kNone);                                                  \
-  void name##Kernel(OpCall& c) {                                             \
-    [[maybe_unused]] const TensorImplPtr& t = c.tensor(0);                   \
-    c.outputs = {expr};                                                      \
-  }                                                                          \
+// them alone. `name` is also the op's name in namespace arg.
+#define OF_VIEW_OP(schema, name, expr, grad_expr, sbp_rule)               \
+  OF_OP(schema)                                                           \
+      .Infer(InferView)                                                   \
+      .Backward([](BackwardCtx& c) -> TensorList {                        \
+        [[maybe_unused]] const TensorImplPtr g = c.grad();                \
+        [[maybe_unused]] auto x = [&] { return c.get(arg::name::self); }; \
+        return {grad_expr};                                               \
+      })                                                                  \
+      .Sbp(sbp_rule)                                                      \
+      .Autocast(amp::kNone);                                              \
+  void name##Kernel(OpCall& c) {                                          \
+    [[maybe_unused]] const TensorImplPtr& t = c.tensor(arg::name::self);  \
+    c.outputs = {expr};                                                   \
+  }                                                                       \
   OF_ANY_DEVICE_KERNEL(#name, &name##Kernel)
 
 DimVector Shape(const TensorImplPtr& t) { return t->shape(); }
@@ -54,70 +55,64 @@ DimVector InversePermutation(const DimVector& dims, int64_t n) {
   return inv;
 }
 
-std::optional<DimVector> OptionalDims(const Value& v) {
-  if (v.is_none()) return std::nullopt;
-  return v.int_list();
-}
-
-std::optional<int64_t> OptionalInt(const Value& v) {
-  if (v.is_none()) return std::nullopt;
-  return v.to_int();
-}
-
-OF_VIEW_OP("view(Tensor(a) self, int[] size) -> Tensor(a)", view, View(t, c.args[1].int_list()),
-           Call("reshape", {g, Shape(x())}),
+OF_VIEW_OP("view(Tensor(a) self, int[] size) -> Tensor(a)", view,
+           View(t, c.args[arg::view::size].int_list()), ops::reshape(g, Shape(x())),
            sbp::Family("reshape", "local=view"));
 OF_VIEW_OP("reshape(Tensor(a) self, int[] shape) -> Tensor(a)", reshape,
-           Reshape(t, c.args[1].int_list()), Call("reshape", {g, Shape(x())}),
+           Reshape(t, c.args[arg::reshape::shape].int_list()), ops::reshape(g, Shape(x())),
            sbp::Family("reshape"));
 OF_VIEW_OP("flatten(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", flatten,
-           Flatten(t, c.args[1].to_int(), c.args[2].to_int()), Call("reshape", {g, Shape(x())}),
-           sbp::Family("reshape", "target=flatten"));
+           Flatten(t, c.get(arg::flatten::start_dim), c.get(arg::flatten::end_dim)),
+           ops::reshape(g, Shape(x())), sbp::Family("reshape", "target=flatten"));
 OF_VIEW_OP("squeeze(Tensor(a) self, int[]? dim=None) -> Tensor(a)", squeeze,
-           Squeeze(t, OptionalDims(c.args[1])), Call("reshape", {g, Shape(x())}),
+           Squeeze(t, c.get(arg::squeeze::dim)), ops::reshape(g, Shape(x())),
            sbp::Family("squeeze"));
 OF_VIEW_OP("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", unsqueeze,
-           Unsqueeze(t, c.args[1].to_int()), Call("reshape", {g, Shape(x())}),
+           Unsqueeze(t, c.get(arg::unsqueeze::dim)), ops::reshape(g, Shape(x())),
            sbp::Family("unsqueeze"));
 OF_VIEW_OP("expand(Tensor(a) self, int[] size) -> Tensor(a)", expand,
-           Expand(t, c.args[1].int_list()), Call("sum_to_size", {g, Shape(x())}),
+           Expand(t, c.args[arg::expand::size].int_list()), ops::sum_to_size(g, Shape(x())),
            sbp::Family("expand"));
 OF_VIEW_OP("transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", transpose,
-           Transpose(t, c.args[1].to_int(), c.args[2].to_int()),
-           Call("transpose", {g, c.int_arg(1), c.int_arg(2)}),
+           Transpose(t, c.get(arg::transpose::dim0), c.get(arg::transpose::dim1)),
+           ops::transpose(g, c.get(arg::transpose::dim0), c.get(arg::transpose::dim1)),
            sbp::Family("permute", "perm=swap"));
-OF_VIEW_OP("t(Tensor(a) self) -> Tensor(a)", t, TwoDimTranspose(t), Call("t", {g}),
+OF_VIEW_OP("t(Tensor(a) self) -> Tensor(a)", t, TwoDimTranspose(t), ops::t(g),
            sbp::Family("permute", "perm=reverse"));
 OF_VIEW_OP("permute(Tensor(a) self, int[] dims) -> Tensor(a)", permute,
-           Permute(t, c.args[1].int_list()),
-           Call("permute", {g, InversePermutation(c.arg(1).int_list(), g->ndim())}),
+           Permute(t, c.args[arg::permute::dims].int_list()),
+           ops::permute(g, InversePermutation(c.arg(arg::permute::dims).int_list(), g->ndim())),
            sbp::Family("permute"));
 OF_VIEW_OP("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)", narrow,
-           Narrow(t, c.args[1].to_int(), c.args[2].to_int(), c.args[3].to_int()),
-           Call("slice_backward",
-                {g, Shape(x()), c.int_arg(1), Value(WrapStart(x(), c.int_arg(1), c.int_arg(2))),
-                 Value(WrapStart(x(), c.int_arg(1), c.int_arg(2)) + c.int_arg(3)),
-                 Value(int64_t{1})}),
+           Narrow(t, c.get(arg::narrow::dim), c.get(arg::narrow::start),
+                  c.get(arg::narrow::length)),
+           ops::slice_backward(g, Shape(x()), c.get(arg::narrow::dim),
+                               WrapStart(x(), c.get(arg::narrow::dim), c.get(arg::narrow::start)),
+                               WrapStart(x(), c.get(arg::narrow::dim), c.get(arg::narrow::start)) +
+                                   c.get(arg::narrow::length),
+                               1),
            sbp::Family("along_dim", "linear=1"));
 OF_VIEW_OP("select(Tensor(a) self, int dim, int index) -> Tensor(a)", select,
-           Select(t, c.args[1].to_int(), c.args[2].to_int()),
-           Call("select_backward", {g, Shape(x()), c.int_arg(1), c.int_arg(2)}),
+           Select(t, c.get(arg::select::dim), c.get(arg::select::index)),
+           ops::select_backward(g, Shape(x()), c.get(arg::select::dim), c.get(arg::select::index)),
            sbp::Family("along_dim", "removes=1 linear=1"));
 OF_VIEW_OP(
     "slice(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)",
     slice,
-    Slice(t, c.args[1].to_int(), OptionalInt(c.args[2]), OptionalInt(c.args[3]),
-          c.args[4].to_int()),
-    Call("slice_backward", {g, Shape(x()), c.int_arg(1), c.arg(2), c.arg(3), c.int_arg(4)}),
-           sbp::Family("along_dim", "default=0 linear=1"));
+    Slice(t, c.get(arg::slice::dim), c.get(arg::slice::start), c.get(arg::slice::end),
+          c.get(arg::slice::step)),
+    ops::slice_backward(g, Shape(x()), c.get(arg::slice::dim), c.get(arg::slice::start),
+                        c.get(arg::slice::end), c.get(arg::slice::step)),
+    sbp::Family("along_dim", "default=0 linear=1"));
 
 // Gradients of slicing: zeros of the input's shape with the gradient in the
 // sliced part. Their own gradients slice again.
 void SliceBackwardKernel(OpCall& c) {
-  const TensorImplPtr& g = c.tensor(0);
-  auto out = Full(c.args[1].int_list(), Scalar::Int(0), g->dtype(), g->device());
-  CopyInto(g, Slice(out, c.args[2].to_int(), OptionalInt(c.args[3]), OptionalInt(c.args[4]),
-                    c.args[5].to_int()));
+  const TensorImplPtr& g = c.tensor(arg::slice_backward::grad_output);
+  auto out = Full(c.args[arg::slice_backward::input_sizes].int_list(), Scalar::Int(0), g->dtype(),
+                  g->device());
+  CopyInto(g, Slice(out, c.get(arg::slice_backward::dim), c.get(arg::slice_backward::start),
+                    c.get(arg::slice_backward::end), c.get(arg::slice_backward::step)));
   c.outputs = {out};
 }
 OF_OP(
@@ -125,22 +120,26 @@ OF_OP(
     "step) -> Tensor")
     .Infer(InferView)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Call("slice", {c.grad(), c.int_arg(2), c.arg(3), c.arg(4), c.int_arg(5)})};
+      return {ops::slice(c.grad(), c.get(arg::slice_backward::dim),
+                         c.get(arg::slice_backward::start), c.get(arg::slice_backward::end),
+                         c.get(arg::slice_backward::step))};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
 OF_ANY_DEVICE_KERNEL("slice_backward", &SliceBackwardKernel);
 
 void SelectBackwardKernel(OpCall& c) {
-  const TensorImplPtr& g = c.tensor(0);
-  auto out = Full(c.args[1].int_list(), Scalar::Int(0), g->dtype(), g->device());
-  CopyInto(g, Select(out, c.args[2].to_int(), c.args[3].to_int()));
+  const TensorImplPtr& g = c.tensor(arg::select_backward::grad_output);
+  auto out = Full(c.args[arg::select_backward::input_sizes].int_list(), Scalar::Int(0), g->dtype(),
+                  g->device());
+  CopyInto(g, Select(out, c.get(arg::select_backward::dim), c.get(arg::select_backward::index)));
   c.outputs = {out};
 }
 OF_OP("select_backward(Tensor grad_output, int[] input_sizes, int dim, int index) -> Tensor")
     .Infer(InferView)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Call("select", {c.grad(), c.int_arg(2), c.int_arg(3)})};
+      return {ops::select(c.grad(), c.get(arg::select_backward::dim),
+                          c.get(arg::select_backward::index))};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
@@ -153,7 +152,8 @@ OF_ANY_DEVICE_KERNEL("select_backward", &SelectBackwardKernel);
 // memory_format: the code of a oneflow.memory_format (see MemoryFormat); the
 // Python objects pass as ints.
 void ContiguousKernel(OpCall& c) {
-  c.outputs = {ContiguousAs(c.tensor(0), ToMemoryFormat(c.args[1].to_int(), "contiguous"))};
+  c.outputs = {ContiguousAs(c.tensor(arg::contiguous::self),
+                            ToMemoryFormat(c.get(arg::contiguous::memory_format), "contiguous"))};
 }
 OF_OP("contiguous(Tensor(a) self, *, int memory_format=0) -> Tensor(a)")
     .Infer(InferView)
@@ -164,12 +164,13 @@ OF_OP("contiguous(Tensor(a) self, *, int memory_format=0) -> Tensor(a)")
 OF_ANY_DEVICE_KERNEL("contiguous", &ContiguousKernel);
 
 void CloneKernel(OpCall& c) {
-  const TensorImplPtr& t = c.tensor(0);
-  if (c.args[1].is_none()) {
+  const TensorImplPtr& t = c.tensor(arg::clone::self);
+  const std::optional<int64_t> memory_format = c.get(arg::clone::memory_format);
+  if (!memory_format) {
     c.outputs = {Clone(t)};
     return;
   }
-  auto out = EmptyAs(t, ToMemoryFormat(c.args[1].to_int(), "clone"), t->dtype(), t->device());
+  auto out = EmptyAs(t, ToMemoryFormat(*memory_format, "clone"), t->dtype(), t->device());
   GetDeviceKernels(t->device().type).copy(*t, *out);
   c.outputs = {out};
 }
@@ -183,7 +184,8 @@ OF_ANY_DEVICE_KERNEL("clone", &CloneKernel);
 
 // The gradient comes back in the input's dtype (OpNode casts it).
 void ToDTypeKernel(OpCall& c) {
-  c.outputs = {ToDType(c.tensor(0), c.args[1].dtype(), c.args[2].to_bool())};
+  c.outputs = {ToDType(c.tensor(arg::_to_dtype::self), c.get(arg::_to_dtype::dtype),
+                       c.get(arg::_to_dtype::copy))};
 }
 OF_OP("_to_dtype(Tensor(a) self, ScalarType dtype, bool copy=False) -> Tensor(a)")
     .Infer(InferView)
@@ -192,14 +194,15 @@ OF_OP("_to_dtype(Tensor(a) self, ScalarType dtype, bool copy=False) -> Tensor(a)
     .Autocast(amp::kNone);
 OF_ANY_DEVICE_KERNEL("_to_dtype", &ToDTypeKernel);
 
+// fill_, zero_ and copy_ (self first in all three).
 void InferFill(OpCall& call) {
-  const TensorImplPtr& self = call.tensor(0);
+  const TensorImplPtr& self = call.tensor(arg::fill_::self);
   call.compute_dtype = self->dtype();
   call.out_meta = {{self->shape(), self->dtype()}};
 }
 // Kernels write through the device kernels: the dispatcher bumps the version once.
 void FillKernel(OpCall& c) {
-  GetDeviceKernels(c.device.type).fill(*c.outputs[0], c.args[1].scalar());
+  GetDeviceKernels(c.device.type).fill(*c.outputs[0], c.get(arg::fill_::value));
 }
 OF_OP("fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)")
     .Infer(InferFill)
@@ -218,17 +221,21 @@ OF_ANY_DEVICE_KERNEL("zero_", &ZeroKernel);
 
 void InferCopy(OpCall& call) {
   InferFill(call);
-  BroadcastShapes(call.tensor(0)->shape(), call.tensor(1)->shape(), "copy_");
-  OF_CHECK(call.tensor(1)->ndim() <= call.tensor(0)->ndim(), RuntimeError,
-           "copy_(): source of shape ", ShapeToString(call.tensor(1)->shape()),
-           " cannot be broadcast to destination ", ShapeToString(call.tensor(0)->shape()));
+  const TensorImplPtr& self = call.tensor(arg::copy_::self);
+  const TensorImplPtr& src = call.tensor(arg::copy_::src);
+  BroadcastShapes(self->shape(), src->shape(), "copy_");
+  OF_CHECK(src->ndim() <= self->ndim(), RuntimeError, "copy_(): source of shape ",
+           ShapeToString(src->shape()), " cannot be broadcast to destination ",
+           ShapeToString(self->shape()));
 }
 void CopyKernel(OpCall& c) {
-  OF_CHECK(c.tensor(1)->device() == c.outputs[0]->device(), RuntimeError,
-           "copy_(): cross-device copy from ", c.tensor(1)->device().ToString(), " to ",
+  const TensorImplPtr& src = c.tensor(arg::copy_::src);
+  OF_CHECK(src->device() == c.outputs[0]->device(), RuntimeError,
+           "copy_(): cross-device copy from ", src->device().ToString(), " to ",
            c.outputs[0]->device().ToString(), " is not supported yet");
-  GetDeviceKernels(c.device.type).copy(*Expand(c.tensor(1), c.outputs[0]->shape()), *c.outputs[0]);
+  GetDeviceKernels(c.device.type).copy(*Expand(src, c.outputs[0]->shape()), *c.outputs[0]);
 }
+
 OF_OP("copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)")
     .Infer(InferCopy)
     .Backward([](BackwardCtx& c) -> TensorList {

@@ -11,6 +11,8 @@
 // `_backward` op and the gradient of that is the forward op again.
 
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "core/runtime/view_ops.h"
 #include "ops/defs/common.h"
@@ -55,9 +57,11 @@ std::string SpatialToString(const DimVector& sizes) {
 void InferUpsample(OpCall& call) {
   const std::string op = DisplayName(call.name());
   const bool backward = EndsWith(call.name(), "_backward");
-  const TensorImplPtr& t = call.tensor(0);
-  const DimVector& out_size = call.args[1].int_list();
-  const DimVector& in_size = call.args[2].int_list();
+  // Every interpolation op has these three first (grad_output for self in backward ops).
+  namespace a = arg::_upsample_nearest1d;
+  const TensorImplPtr& t = call.tensor(a::self);
+  const DimVector out_size = call.get(a::output_size);
+  const DimVector in_size = call.get(a::input_size);
   const size_t nd = in_size.size() >= 2 ? in_size.size() - 2 : 0;
   OF_CHECK(nd >= 1 && nd <= 3 && out_size.size() == nd, RuntimeError, op,
            "(): expected output_size of ", nd, " spatial sizes for input_size ",
@@ -101,58 +105,69 @@ void InferUpsample(OpCall& call) {
   call.out_meta = {{shape, t->dtype()}};
 }
 
-// The gradient of a forward op is its backward op on the same arguments, and
-// the other way round.
-TensorList UpsampleGrad(BackwardCtx& c) {
-  const std::string& name = c.op->schema().name;
-  const bool backward = EndsWith(name, "_backward");
-  const std::string other = backward ? name.substr(0, name.size() - 9) : name + "_backward";
-  std::vector<Value> args = c.args;
-  args[0] = c.grad();
-  return {Call(other, std::move(args))};
+// The number of arguments of an ops:: entry point after its first.
+template <typename... A>
+constexpr size_t ArityAfterFirst(TensorImplPtr (*)(const ops::TensorArg&, A...)) {
+  return sizeof...(A);
 }
 
-// Declares "<name>(Tensor self, int[K] output_size, int[K+2] input_size, ...)"
-// and its backward op.
-void DeclareUpsample(const std::string& name, int nd, bool align) {
-  static const char* kScales[] = {
-      "", "float? scales=None", "float? scales_h=None, float? scales_w=None",
-      "float? scales_d=None, float? scales_h=None, float? scales_w=None"};
-  const std::string sizes = nd == 0
-                                ? "int[] output_size, int[] input_size"
-                                : StrCat("int[", nd, "] output_size, int[", nd + 2, "] input_size");
-  std::string tail = align ? ", bool align_corners" : "";
-  if (nd > 0) tail += std::string(", ") + kScales[nd];
+// `op` (an ops:: entry point) on the gradient, then this op's arguments after
+// its first (op takes the same ones, in the same order).
+template <typename... A, size_t... I>
+TensorImplPtr OnGrad(TensorImplPtr (*op)(const ops::TensorArg&, A...), BackwardCtx& c,
+                     std::index_sequence<I...>) {
+  return op(c.grad(), c.get(ArgRef<std::decay_t<A>>{static_cast<int>(I) + 1})...);
+}
+
+// The gradient of a forward op is its backward op `Op` on the same arguments,
+// and the other way round.
+template <auto Op>
+TensorList UpsampleGrad(BackwardCtx& c) {
+  return {OnGrad(Op, c, std::make_index_sequence<ArityAfterFirst(Op)>{})};
+}
+
+// An upsampling op and its backward op, declared from the arguments after the
+// input ("int[K] output_size, int[K+2] input_size, ..."; K = nd spatial dims,
+// nd = 0 for mode='area', whose sizes have any length). `forward_grad` and
+// `backward_grad` are their gradients.
+void DeclareUpsample(OpDef& forward, OpDef& backward, int nd, BackwardFn forward_grad,
+                     BackwardFn backward_grad) {
   // Nearest-neighbour resampling runs in float32 under CUDA autocast (PyTorch's list).
   const AutocastPolicy cuda_amp =
-      name.find("nearest") != std::string::npos ? amp::kFp32 : amp::kNone;
+      forward.schema().name.find("nearest") != std::string::npos ? amp::kFp32 : amp::kNone;
   // Batch and channels split; mode='area' (nd == 0) has no rule yet.
-  const SbpRule rule =
-      nd > 0 ? sbp::Family("spatial", StrCat("n=", nd, " input_size_arg=input_size"))
-             : sbp::NoSplitRuleYet();
-  OpRegistry::Declare(StrCat(name, "(Tensor self, ", sizes, tail, ") -> Tensor"))
-      .Infer(InferUpsample)
-      .Backward(UpsampleGrad)
-      .Sbp(rule)
-      .Autocast(amp::kNone, cuda_amp);
-  OpRegistry::Declare(StrCat(name, "_backward(Tensor grad_output, ", sizes, tail, ") -> Tensor"))
-      .Infer(InferUpsample)
-      .Backward(UpsampleGrad)
+  const SbpRule rule = nd > 0
+                           ? sbp::Family("spatial", StrCat("n=", nd, " input_size_arg=input_size"))
+                           : sbp::NoSplitRuleYet();
+  forward.Infer(InferUpsample).Backward(forward_grad).Sbp(rule).Autocast(amp::kNone, cuda_amp);
+  backward.Infer(InferUpsample)
+      .Backward(backward_grad)
       .Sbp(sbp::NoSplitRuleYet())
       .Autocast(amp::kNone);
 }
 
+#define OF_UPSAMPLE(name, nd, args)                                                               \
+  DeclareUpsample(OpRegistry::Declare(#name "(Tensor self, " args ") -> Tensor"),                 \
+                  OpRegistry::Declare(#name "_backward(Tensor grad_output, " args ") -> Tensor"), \
+                  nd, &UpsampleGrad<&ops::name##_backward>, &UpsampleGrad<&ops::name>)
+#define OF_SCALES_1D "float? scales=None"
+#define OF_SCALES_2D "float? scales_h=None, float? scales_w=None"
+#define OF_SCALES_3D "float? scales_d=None, float? scales_h=None, float? scales_w=None"
+#define OF_SIZES(k, k2) "int[" #k "] output_size, int[" #k2 "] input_size, "
+
 [[maybe_unused]] const bool kUpsampleDeclared = [] {
-  for (int nd = 1; nd <= 3; ++nd) {
-    DeclareUpsample(StrCat("_upsample_nearest", nd, "d"), nd, false);
-    DeclareUpsample(StrCat("_upsample_nearest_exact", nd, "d"), nd, false);
-  }
-  DeclareUpsample("_upsample_linear1d", 1, true);
-  DeclareUpsample("_upsample_bilinear2d", 2, true);
-  DeclareUpsample("_upsample_trilinear3d", 3, true);
-  DeclareUpsample("_upsample_bicubic2d", 2, true);
+  OF_UPSAMPLE(_upsample_nearest1d, 1, OF_SIZES(1, 3) OF_SCALES_1D);
+  OF_UPSAMPLE(_upsample_nearest_exact1d, 1, OF_SIZES(1, 3) OF_SCALES_1D);
+  OF_UPSAMPLE(_upsample_nearest2d, 2, OF_SIZES(2, 4) OF_SCALES_2D);
+  OF_UPSAMPLE(_upsample_nearest_exact2d, 2, OF_SIZES(2, 4) OF_SCALES_2D);
+  OF_UPSAMPLE(_upsample_nearest3d, 3, OF_SIZES(3, 5) OF_SCALES_3D);
+  OF_UPSAMPLE(_upsample_nearest_exact3d, 3, OF_SIZES(3, 5) OF_SCALES_3D);
+  OF_UPSAMPLE(_upsample_linear1d, 1, OF_SIZES(1, 3) "bool align_corners, " OF_SCALES_1D);
+  OF_UPSAMPLE(_upsample_bilinear2d, 2, OF_SIZES(2, 4) "bool align_corners, " OF_SCALES_2D);
+  OF_UPSAMPLE(_upsample_trilinear3d, 3, OF_SIZES(3, 5) "bool align_corners, " OF_SCALES_3D);
+  OF_UPSAMPLE(_upsample_bicubic2d, 2, OF_SIZES(2, 4) "bool align_corners, " OF_SCALES_2D);
   // mode='area': adaptive average pooling to output_size.
-  DeclareUpsample("_upsample_area", 0, false);
+  OF_UPSAMPLE(_upsample_area, 0, "int[] output_size, int[] input_size");
   return true;
 }();
 
@@ -201,9 +216,10 @@ void CheckGridSampler(const TensorImplPtr& input, const TensorImplPtr& grid, int
 }
 
 void InferGridSampler(OpCall& call) {
-  const TensorImplPtr& input = call.tensor(0);
-  const TensorImplPtr& grid = call.tensor(1);
-  CheckGridSampler(input, grid, call.args[2].to_int(), call.args[3].to_int());
+  namespace a = arg::grid_sampler;
+  const TensorImplPtr& input = call.tensor(a::input);
+  const TensorImplPtr& grid = call.tensor(a::grid);
+  CheckGridSampler(input, grid, call.get(a::interpolation_mode), call.get(a::padding_mode));
   DimVector shape = {input->shape()[0], input->shape()[1]};
   shape.insert(shape.end(), grid->shape().begin() + 1, grid->shape().end() - 1);
   call.compute_dtype = input->dtype();
@@ -215,10 +231,11 @@ OF_OP(
     "align_corners) -> Tensor")
     .Infer(InferGridSampler)
     .Backward([](BackwardCtx& c) -> TensorList {
-      std::vector<Value> r =
-          CallAll("grid_sampler_backward", {c.grad(), c.input(0), c.input(1), c.arg(2), c.arg(3),
-                                            c.arg(4), static_cast<bool>(c.needs_grad[0])});
-      return {c.needs_grad[0] ? r[0].tensor() : nullptr, c.needs_grad[1] ? r[1].tensor() : nullptr};
+      namespace a = arg::grid_sampler;
+      auto [grad_input, grad_grid] = ops::grid_sampler_backward(
+          c.grad(), c.get(a::input), c.get(a::grid), c.get(a::interpolation_mode),
+          c.get(a::padding_mode), c.get(a::align_corners), static_cast<bool>(c.needs_grad[0]));
+      return {c.needs_grad[0] ? grad_input : nullptr, c.needs_grad[1] ? grad_grid : nullptr};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kFp32, amp::kPromote);
@@ -226,9 +243,10 @@ OF_OP(
 // Gradients of input and grid (the input's only when input_grad is set; else
 // zeros). Not differentiable again, as in PyTorch.
 void InferGridSamplerBackward(OpCall& call) {
-  const TensorImplPtr& input = call.tensor(1);
-  const TensorImplPtr& grid = call.tensor(2);
-  CheckGridSampler(input, grid, call.args[3].to_int(), call.args[4].to_int());
+  namespace a = arg::grid_sampler_backward;
+  const TensorImplPtr& input = call.tensor(a::input);
+  const TensorImplPtr& grid = call.tensor(a::grid);
+  CheckGridSampler(input, grid, call.get(a::interpolation_mode), call.get(a::padding_mode));
   call.compute_dtype = input->dtype();
   call.out_meta = {{input->shape(), input->dtype()}, {grid->shape(), grid->dtype()}};
 }
@@ -272,9 +290,9 @@ TensorImplPtr BaseGrid(const DimVector& spatial, bool align_corners, DType dtype
 
 // grid[n] = base @ theta[n]^T: (N, positions, K+1) x (N, K+1, K).
 void AffineGridGenerator(OpCall& call) {
-  const TensorImplPtr& theta = call.tensor(0);
-  const DimVector& size = call.args[1].int_list();
-  const bool align = call.args[2].to_bool();
+  const TensorImplPtr& theta = call.tensor(arg::affine_grid_generator::theta);
+  const DimVector size = call.get(arg::affine_grid_generator::size);
+  const bool align = call.get(arg::affine_grid_generator::align_corners);
   OF_CHECK(size.size() == 4 || size.size() == 5, RuntimeError,
            "affine_grid_generator(): expected a 4D or 5D size, but got size ", ShapeToString(size));
   const int64_t k = static_cast<int64_t>(size.size()) - 2;
@@ -288,13 +306,13 @@ void AffineGridGenerator(OpCall& call) {
            ShapeToString(theta->shape()));
   const DimVector spatial(size.begin() + 2, size.end());
   TensorImplPtr base = BaseGrid(spatial, align, theta->dtype());
-  base = Call("expand", {Call("reshape", {base, DimVector{1, Numel(spatial), k + 1}}),
-                         DimVector{size[0], Numel(spatial), k + 1}});
-  TensorImplPtr grid = Call("bmm", {base, Call("transpose", {theta, int64_t{1}, int64_t{2}})});
+  base = ops::expand(ops::reshape(base, DimVector{1, Numel(spatial), k + 1}),
+                     DimVector{size[0], Numel(spatial), k + 1});
+  TensorImplPtr grid = ops::bmm(base, ops::transpose(theta, 1, 2));
   DimVector shape = {size[0]};
   shape.insert(shape.end(), spatial.begin(), spatial.end());
   shape.push_back(k);
-  call.outputs = {Call("reshape", {grid, shape})};
+  call.outputs = {ops::reshape(grid, shape)};
 }
 OF_OP("affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor")
     .Composite(AffineGridGenerator)
@@ -305,8 +323,8 @@ OF_OP("affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Te
 
 // (*, C*r*r, H, W) -> (*, C, H*r, W*r) as reshape, permute, reshape.
 void PixelShuffle(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const int64_t r = call.args[1].to_int();
+  const TensorImplPtr& x = call.tensor(arg::pixel_shuffle::input);
+  const int64_t r = call.get(arg::pixel_shuffle::upscale_factor);
   OF_CHECK(x->ndim() >= 3, RuntimeError,
            "pixel_shuffle expects input to have at least 3 dimensions, but got input with ",
            x->ndim(), " dimension(s)");
@@ -327,17 +345,18 @@ void PixelShuffle(OpCall& call) {
   for (int64_t i : {0, 3, 1, 4, 2}) perm.push_back(b + i);
   DimVector out = batch;
   for (int64_t v : {c / (r * r), h * r, w * r}) out.push_back(v);
-  TensorImplPtr y = Call("permute", {Call("reshape", {x, split}), perm});
-  call.outputs = {Call("clone", {Call("reshape", {y, out})})};
+  TensorImplPtr y = ops::permute(ops::reshape(x, split), perm);
+  call.outputs = {ops::clone(ops::reshape(y, out))};
 }
-OF_OP("pixel_shuffle(Tensor input, int upscale_factor) -> Tensor").Composite(PixelShuffle)
+OF_OP("pixel_shuffle(Tensor input, int upscale_factor) -> Tensor")
+    .Composite(PixelShuffle)
     .Sbp(sbp::Family("spatial", "n=3"))
     .Autocast(amp::kNone);
 
 // (*, C, H*r, W*r) -> (*, C*r*r, H, W).
 void PixelUnshuffle(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const int64_t r = call.args[1].to_int();
+  const TensorImplPtr& x = call.tensor(arg::pixel_unshuffle::input);
+  const int64_t r = call.get(arg::pixel_unshuffle::downscale_factor);
   OF_CHECK(x->ndim() >= 3, RuntimeError,
            "pixel_unshuffle expects input to have at least 3 dimensions, but got input with ",
            x->ndim(), " dimension(s)");
@@ -361,10 +380,11 @@ void PixelUnshuffle(OpCall& call) {
   for (int64_t i : {0, 2, 4, 1, 3}) perm.push_back(b + i);
   DimVector out = batch;
   for (int64_t v : {c * r * r, h / r, w / r}) out.push_back(v);
-  TensorImplPtr y = Call("permute", {Call("reshape", {x, split}), perm});
-  call.outputs = {Call("clone", {Call("reshape", {y, out})})};
+  TensorImplPtr y = ops::permute(ops::reshape(x, split), perm);
+  call.outputs = {ops::clone(ops::reshape(y, out))};
 }
-OF_OP("pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor").Composite(PixelUnshuffle)
+OF_OP("pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor")
+    .Composite(PixelUnshuffle)
     .Sbp(sbp::Family("spatial", "n=3"))
     .Autocast(amp::kNone);
 
@@ -374,12 +394,12 @@ struct Window {
   int64_t kh, kw, dh, dw, ph, pw, sh, sw;
 };
 
-// Checks the four int[2] window arguments starting at args[first].
-Window ParseWindow(const OpCall& call, int first, const char* op) {
+// Checks the four int[2] window arguments.
+Window ParseWindow(const DimVector& kernel_size, const DimVector& dilation,
+                   const DimVector& padding, const DimVector& stride, const char* op) {
   const char* names[] = {"kernel_size", "dilation", "padding", "stride"};
-  DimVector v[4];
+  const DimVector v[4] = {kernel_size, dilation, padding, stride};
   for (int i = 0; i < 4; ++i) {
-    v[i] = call.args[first + i].int_list();
     OF_CHECK(v[i].size() == 2, RuntimeError, op, "(): It is expected ", names[i],
              " equals to 2, but got size ", v[i].size());
   }
@@ -406,8 +426,10 @@ int64_t Blocks(int64_t size, int64_t k, int64_t d, int64_t p, int64_t s) {
 
 // (N, C, H, W) or (C, H, W) -> (N, C*kh*kw, L) or (C*kh*kw, L).
 void InferIm2col(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const Window w = ParseWindow(call, 1, "unfold");
+  namespace a = arg::_im2col;
+  const TensorImplPtr& x = call.tensor(a::self);
+  const Window w = ParseWindow(call.get(a::kernel_size), call.get(a::dilation),
+                               call.get(a::padding), call.get(a::stride), "unfold");
   const DimVector& s = x->shape();
   const bool batched = x->ndim() == 4;
   bool ok = x->ndim() == 3 || batched;
@@ -437,9 +459,11 @@ OF_OP(
     "Tensor")
     .Infer(InferIm2col)
     .Backward([](BackwardCtx& c) -> TensorList {
-      const TensorImplPtr x = c.input(0);
+      namespace a = arg::_im2col;
+      const TensorImplPtr x = c.get(a::self);
       const DimVector hw(x->shape().end() - 2, x->shape().end());
-      return {Call("_col2im", {c.grad(), hw, c.arg(1), c.arg(2), c.arg(3), c.arg(4)})};
+      return {ops::_col2im(c.grad(), hw, c.get(a::kernel_size), c.get(a::dilation),
+                           c.get(a::padding), c.get(a::stride))};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);
@@ -447,14 +471,16 @@ OF_OP(
 // (N, C*kh*kw, L) or (C*kh*kw, L) -> (N, C, H, W) or (C, H, W), summing
 // overlapping windows.
 void InferCol2im(OpCall& call) {
-  const TensorImplPtr& x = call.tensor(0);
-  const DimVector& out = call.args[1].int_list();
+  namespace a = arg::_col2im;
+  const TensorImplPtr& x = call.tensor(a::self);
+  const DimVector out = call.get(a::output_size);
   OF_CHECK(out.size() == 2, RuntimeError,
            "fold(): It is expected output_size equals to 2, but got size ", out.size());
   OF_CHECK(out[0] > 0 && out[1] > 0, RuntimeError,
            "fold(): output_size should be greater than zero, but got output_height: ", out[0],
            " output_width: ", out[1]);
-  const Window w = ParseWindow(call, 2, "fold");
+  const Window w = ParseWindow(call.get(a::kernel_size), call.get(a::dilation),
+                               call.get(a::padding), call.get(a::stride), "fold");
   const DimVector& s = x->shape();
   const bool batched = x->ndim() == 3;
   bool ok = x->ndim() == 2 || batched;
@@ -486,7 +512,9 @@ OF_OP(
     "int[2] stride) -> Tensor")
     .Infer(InferCol2im)
     .Backward([](BackwardCtx& c) -> TensorList {
-      return {Call("_im2col", {c.grad(), c.arg(2), c.arg(3), c.arg(4), c.arg(5)})};
+      namespace a = arg::_col2im;
+      return {ops::_im2col(c.grad(), c.get(a::kernel_size), c.get(a::dilation), c.get(a::padding),
+                           c.get(a::stride))};
     })
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone);

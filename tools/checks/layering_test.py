@@ -50,6 +50,7 @@ ALLOWLIST: dict[tuple[str, str], str] = {}
 C_LAYERS = {
     "core/runtime": 0,
     "core/framework": 1,
+    "ops/api": 2,
     "ops/defs": 2,
     "ops/cpu": 3,
     "ops/cuda": 3,
