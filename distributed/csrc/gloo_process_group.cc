@@ -24,8 +24,6 @@ namespace oneflow {
 namespace distributed {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Slot prefixes of point-to-point messages and their size headers; gloo's
 // collectives use 0x01..0x08.
 constexpr uint8_t kP2PSlotPrefix = 0x40;
@@ -130,28 +128,50 @@ void GlooProcessGroup::set_timeout(std::chrono::milliseconds timeout) {
 }
 
 template <typename Fn>
-void GlooProcessGroup::RunCollective(const char* name, const std::string& args, Fn&& fn) {
-  std::lock_guard<std::mutex> lock(mu_);
-  const std::string signature = StrCat(name, "(", args, ")");
-  const uint64_t seq = Arrive(name, signature);
-  // The tag hashes the call's sequence number and arguments, so ranks whose
-  // calls disagree (another collective, other sizes, dtype, op or root) never
-  // match each other's messages: they time out and Diagnose names the
-  // difference, instead of gloo aborting the process on a size mismatch or
-  // silently mixing data. The low byte stays 0 for the slot offsets gloo adds.
-  const uint32_t tag = (Fnv1a(StrCat(seq, " ", signature)) & 0xffffffu) << 8;
-  const auto start = Clock::now();
-  try {
-    fn(tag);
-  } catch (const ArgumentMismatch&) {
-    throw;  // every rank found it and stopped at the same point: the group stays usable
-  } catch (const std::exception& e) {
-    const auto elapsed =
-        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-    const std::string cause = GlooMessage(e.what());
-    const bool timed_out = TimedOut(cause) || elapsed >= options_.timeout;
-    Fail(OperationFailure(name, signature, seq, elapsed, timed_out), cause, timed_out);
-  }
+void GlooProcessGroup::Run(const char* name, const std::string& args, Fn&& fn) {
+  RunCollective(name, args, [&](uint64_t seq, const std::string& signature) {
+    // The tag hashes the call's sequence number and arguments, so ranks whose
+    // calls disagree (another collective, other sizes, dtype, op or root) never
+    // match each other's messages: they time out and the diagnosis names the
+    // difference, instead of gloo aborting the process on a size mismatch or
+    // silently mixing data. The low byte stays 0 for the slot offsets gloo adds.
+    const uint32_t tag = (Fnv1a(StrCat(seq, " ", signature)) & 0xffffffu) << 8;
+    StepResult result;
+    try {
+      fn(tag);
+    } catch (const ArgumentMismatch&) {
+      throw;  // every rank found it and stopped at the same point: the group stays usable
+    } catch (const std::exception& e) {
+      result.error = GlooMessage(e.what());
+      result.timed_out = TimedOut(result.error);
+    }
+    return result;
+  });
+}
+
+template <typename Options, typename Collective>
+void GlooProcessGroup::Launch(Options& opts, uint32_t tag, Collective collective) {
+  opts.setTag(tag);
+  opts.setTimeout(options_.timeout);
+  collective(opts);
+}
+
+template <typename Options, typename SetBlocks>
+void GlooProcessGroup::RunRooted(const char* name, const char* root_arg, const void* in, void* out,
+                                 size_t bytes, int root, void (*collective)(Options&),
+                                 SetBlocks&& set_blocks) {
+  CheckRank(name, root_arg, root);
+  Run(name, StrCat(bytes, " bytes per rank, ", root_arg, " ", root), [&](uint32_t tag) {
+    if (bytes == 0) return;
+    if (size() == 1) {
+      std::memcpy(out, in, bytes);
+      return;
+    }
+    Options opts(context_);
+    set_blocks(opts, rank() == root);
+    opts.setRoot(root);
+    Launch(opts, tag, collective);
+  });
 }
 
 void GlooProcessGroup::PointToPointFailed(std::string what, const std::vector<int>& peers,
@@ -169,7 +189,7 @@ void GlooProcessGroup::AllReduce(void* data, size_t count, DType dtype, ReduceOp
   const DType compute = ComputeDType(dtype);
   const ReduceFn fn = GetReduceFn(compute, op);
   const std::string args = StrCat(DTypeName(dtype), ", ", count, " elements, ", ReduceOpName(op));
-  RunCollective("all_reduce", args, [&](uint32_t tag) {
+  Run("all_reduce", args, [&](uint32_t tag) {
     if (count == 0) return;
     std::vector<float> wide;
     void* buf = data;
@@ -182,9 +202,7 @@ void GlooProcessGroup::AllReduce(void* data, size_t count, DType dtype, ReduceOp
       gloo::AllreduceOptions opts(context_);
       SetOutput(opts, buf, count, ItemSize(compute));
       opts.setReduceFunction(fn);
-      opts.setTag(tag);
-      opts.setTimeout(options_.timeout);
-      gloo::allreduce(opts);
+      Launch(opts, tag, gloo::allreduce);
     }
     if (op == ReduceOp::kAvg) DivideBy(buf, count, compute, size());
     if (compute != dtype) NarrowFromFloat(wide.data(), data, dtype, count);
@@ -198,7 +216,7 @@ void GlooProcessGroup::Reduce(void* data, size_t count, DType dtype, ReduceOp op
   const ReduceFn fn = GetReduceFn(compute, op);
   const std::string args =
       StrCat(DTypeName(dtype), ", ", count, " elements, ", ReduceOpName(op), ", dst ", root);
-  RunCollective("reduce", args, [&](uint32_t tag) {
+  Run("reduce", args, [&](uint32_t tag) {
     if (count == 0) return;
     const bool is_root = rank() == root;
     const size_t esize = ItemSize(compute);
@@ -218,9 +236,7 @@ void GlooProcessGroup::Reduce(void* data, size_t count, DType dtype, ReduceOp op
       SetOutput(opts, buf, count, esize);
       opts.setRoot(root);
       opts.setReduceFunction(fn);
-      opts.setTag(tag);
-      opts.setTimeout(options_.timeout);
-      gloo::reduce(opts);
+      Launch(opts, tag, gloo::reduce);
     }
     if (!is_root) return;
     if (op == ReduceOp::kAvg) DivideBy(buf, count, compute, size());
@@ -232,14 +248,12 @@ void GlooProcessGroup::Broadcast(void* data, size_t count, DType dtype, int root
   CheckRank("broadcast", "src", root);
   const size_t bytes = count * ItemSize(dtype);
   const std::string args = StrCat(bytes, " bytes, src ", root);
-  RunCollective("broadcast", args, [&](uint32_t tag) {
+  Run("broadcast", args, [&](uint32_t tag) {
     if (bytes == 0 || size() == 1) return;
     gloo::BroadcastOptions opts(context_);
     opts.setOutput<uint8_t>(static_cast<uint8_t*>(data), bytes);
     opts.setRoot(root);
-    opts.setTag(tag);
-    opts.setTimeout(options_.timeout);
-    gloo::broadcast(opts);
+    Launch(opts, tag, gloo::broadcast);
   });
 }
 
@@ -249,7 +263,7 @@ void GlooProcessGroup::AllGather(const void* in, void* out, const std::vector<si
   const size_t esize = ItemSize(dtype);
   const size_t total = Total(counts);
   const std::string args = StrCat(esize, "-byte elements, counts ", CountList(counts));
-  RunCollective("all_gather", args, [&](uint32_t tag) {
+  Run("all_gather", args, [&](uint32_t tag) {
     if (total == 0) return;
     if (size() == 1) {
       std::memcpy(out, in, counts[0] * esize);
@@ -260,56 +274,32 @@ void GlooProcessGroup::AllGather(const void* in, void* out, const std::vector<si
     gloo::AllgathervOptions opts(context_);
     opts.setInput<uint8_t>(static_cast<uint8_t*>(NonNull(in)), bytes[rank()]);
     opts.setOutput<uint8_t>(static_cast<uint8_t*>(out), bytes);
-    opts.setTag(tag);
-    opts.setTimeout(options_.timeout);
-    gloo::allgatherv(opts);
+    Launch(opts, tag, gloo::allgatherv);
   });
 }
 
 void GlooProcessGroup::Gather(const void* in, void* out, size_t count, DType dtype, int root) {
-  CheckRank("gather", "dst", root);
   const size_t bytes = count * ItemSize(dtype);
-  const std::string args = StrCat(bytes, " bytes per rank, dst ", root);
-  RunCollective("gather", args, [&](uint32_t tag) {
-    if (bytes == 0) return;
-    if (size() == 1) {
-      std::memcpy(out, in, bytes);
-      return;
-    }
-    gloo::GatherOptions opts(context_);
-    opts.setInput<uint8_t>(static_cast<uint8_t*>(NonNull(in)), bytes);
-    if (rank() == root) opts.setOutput<uint8_t>(static_cast<uint8_t*>(out), bytes * size());
-    opts.setRoot(root);
-    opts.setTag(tag);
-    opts.setTimeout(options_.timeout);
-    gloo::gather(opts);
-  });
+  RunRooted<gloo::GatherOptions>(
+      "gather", "dst", in, out, bytes, root, gloo::gather, [&](auto& opts, bool is_root) {
+        opts.template setInput<uint8_t>(static_cast<uint8_t*>(NonNull(in)), bytes);
+        if (is_root) opts.template setOutput<uint8_t>(static_cast<uint8_t*>(out), bytes * size());
+      });
 }
 
 void GlooProcessGroup::Scatter(const void* in, void* out, size_t count, DType dtype, int root) {
-  CheckRank("scatter", "src", root);
   const size_t bytes = count * ItemSize(dtype);
-  const std::string args = StrCat(bytes, " bytes per rank, src ", root);
-  RunCollective("scatter", args, [&](uint32_t tag) {
-    if (bytes == 0) return;
-    if (size() == 1) {
-      std::memcpy(out, in, bytes);
-      return;
-    }
-    gloo::ScatterOptions opts(context_);
-    if (rank() == root) {
-      std::vector<uint8_t*> blocks(size());
-      for (int i = 0; i < size(); ++i) {
-        blocks[i] = static_cast<uint8_t*>(const_cast<void*>(in)) + i * bytes;
-      }
-      opts.setInputs<uint8_t>(blocks, bytes);
-    }
-    opts.setOutput<uint8_t>(static_cast<uint8_t*>(out), bytes);
-    opts.setRoot(root);
-    opts.setTag(tag);
-    opts.setTimeout(options_.timeout);
-    gloo::scatter(opts);
-  });
+  RunRooted<gloo::ScatterOptions>(
+      "scatter", "src", in, out, bytes, root, gloo::scatter, [&](auto& opts, bool is_root) {
+        if (is_root) {
+          std::vector<uint8_t*> blocks(size());
+          for (int i = 0; i < size(); ++i) {
+            blocks[i] = static_cast<uint8_t*>(const_cast<void*>(in)) + i * bytes;
+          }
+          opts.template setInputs<uint8_t>(blocks, bytes);
+        }
+        opts.template setOutput<uint8_t>(static_cast<uint8_t*>(out), bytes);
+      });
 }
 
 void GlooProcessGroup::ReduceScatter(const void* in, void* out, const std::vector<size_t>& counts,
@@ -322,7 +312,7 @@ void GlooProcessGroup::ReduceScatter(const void* in, void* out, const std::vecto
   const size_t mine = counts[rank()];
   const std::string args =
       StrCat(DTypeName(dtype), ", counts ", CountList(counts), ", ", ReduceOpName(op));
-  RunCollective("reduce_scatter", args, [&](uint32_t tag) {
+  Run("reduce_scatter", args, [&](uint32_t tag) {
     if (Total(counts) == 0) return;
     // An all-to-all sends block j to rank j (each rank moves (n-1)/n of its
     // input, as a ring reduce-scatter does), then each rank reduces the n
@@ -335,9 +325,7 @@ void GlooProcessGroup::ReduceScatter(const void* in, void* out, const std::vecto
       opts.setInput<uint8_t>(static_cast<uint8_t*>(NonNull(in)), ToBytes(counts, esize));
       opts.setOutput<uint8_t>(reinterpret_cast<uint8_t*>(NonNull(blocks.data())),
                               std::vector<int64_t>(size(), static_cast<int64_t>(mine * esize)));
-      opts.setTag(tag);
-      opts.setTimeout(options_.timeout);
-      gloo::alltoallv(opts);
+      Launch(opts, tag, gloo::alltoallv);
     }
     if (mine == 0) return;
     if (compute != dtype) {
@@ -364,7 +352,7 @@ void GlooProcessGroup::AllToAll(const void* in, const std::vector<size_t>& in_co
   const size_t in_total = Total(in_counts);
   // Split sizes differ between ranks legitimately, so the signature leaves them out.
   const std::string args = StrCat(esize, "-byte elements");
-  RunCollective("all_to_all", args, [&](uint32_t tag) {
+  Run("all_to_all", args, [&](uint32_t tag) {
     if (size() == 1) {
       if (in_total > 0) std::memcpy(out, in, in_total * esize);
       return;
@@ -381,9 +369,7 @@ void GlooProcessGroup::AllToAll(const void* in, const std::vector<size_t>& in_co
     gloo::AllgatherOptions sizes(context_);
     sizes.setInput<int64_t>(mine.data(), mine.size());
     sizes.setOutput<int64_t>(all.data(), all.size());
-    sizes.setTag(tag);
-    sizes.setTimeout(options_.timeout);
-    gloo::allgather(sizes);
+    Launch(sizes, tag, gloo::allgather);
     for (int i = 0; i < n; ++i) {
       for (int j = 0; j < n; ++j) {
         const int64_t sent = all[2 * n * i + j], expected = all[2 * n * j + n + i];
@@ -403,19 +389,15 @@ void GlooProcessGroup::AllToAll(const void* in, const std::vector<size_t>& in_co
     gloo::AlltoallvOptions opts(context_);
     opts.setInput<uint8_t>(static_cast<uint8_t*>(NonNull(in)), ToBytes(in_counts, esize));
     opts.setOutput<uint8_t>(static_cast<uint8_t*>(NonNull(out)), ToBytes(out_counts, esize));
-    opts.setTag(tag);
-    opts.setTimeout(options_.timeout);
-    gloo::alltoallv(opts);
+    Launch(opts, tag, gloo::alltoallv);
   });
 }
 
 void GlooProcessGroup::Barrier() {
-  RunCollective("barrier", "", [&](uint32_t tag) {
+  Run("barrier", "", [&](uint32_t tag) {
     if (size() == 1) return;
     gloo::BarrierOptions opts(context_);
-    opts.setTag(tag);
-    opts.setTimeout(options_.timeout);
-    gloo::barrier(opts);
+    Launch(opts, tag, gloo::barrier);
   });
 }
 

@@ -59,9 +59,18 @@ class GlooProcessGroup final : public ProcessGroup {
   int Recv(void* data, size_t count, DType dtype, int src, uint32_t tag) override;
 
  private:
-  // Runs fn(tag) as this group's next collective, under its fault handling.
+  // Runs fn(tag) as this group's next collective (ProcessGroup::RunCollective); the tag
+  // keeps ranks whose calls disagree apart.
   template <typename Fn>
-  void RunCollective(const char* name, const std::string& args, Fn&& fn);
+  void Run(const char* name, const std::string& args, Fn&& fn);
+  // Sets the tag and the timeout of `opts` and runs the gloo collective.
+  template <typename Options, typename Collective>
+  void Launch(Options& opts, uint32_t tag, Collective collective);
+  // gather and scatter: equal blocks of `bytes` to or from `root` (named `root_arg`);
+  // set_blocks(opts, is_root) gives gloo the buffers.
+  template <typename Options, typename SetBlocks>
+  void RunRooted(const char* name, const char* root_arg, const void* in, void* out, size_t bytes,
+                 int root, void (*collective)(Options&), SetBlocks&& set_blocks);
   // A failed send or recv with `peers` (group ranks): the message names those that exited.
   [[noreturn]] void PointToPointFailed(std::string what, const std::vector<int>& peers,
                                        const std::string& cause, bool timed_out);

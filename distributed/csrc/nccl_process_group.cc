@@ -167,20 +167,18 @@ void NcclProcessGroup::Abort() {
 
 template <typename Fn>
 void NcclProcessGroup::Run(const char* name, const std::string& args, Fn&& enqueue) {
-  std::lock_guard<std::mutex> lock(mu_);
-  const std::string signature = StrCat(name, "(", args, ")");
-  CheckUsable(name);
   CheckCuda(cudaSetDevice(options_.device), name);
-  const uint64_t seq = Arrive(name, signature);
-  const auto start = Clock::now();
-  ncclResult_t r = enqueue(state_->comm, state_->stream);
-  bool timed_out = false;
-  std::string error =
-      Pending(r) ? WaitDone(start + options_.timeout, &timed_out)
-                 : StrCat("NCCL: ", ncclGetErrorString(r), ": ", ncclGetLastError(state_->comm));
-  if (error.empty()) return;
-  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-  Fail(OperationFailure(name, signature, seq, elapsed, timed_out), error, timed_out);
+  RunCollective(name, args, [&](uint64_t, const std::string&) {
+    const auto start = Clock::now();
+    const ncclResult_t r = enqueue(state_->comm, state_->stream);
+    StepResult result;
+    if (Pending(r)) {
+      result.error = WaitDone(start + options_.timeout, &result.timed_out);
+    } else {
+      result.error = StrCat("NCCL: ", ncclGetErrorString(r), ": ", ncclGetLastError(state_->comm));
+    }
+    return result;
+  });
 }
 
 size_t NcclProcessGroup::EqualCount(const char* what, const std::vector<size_t>& counts) const {
@@ -268,23 +266,6 @@ void NcclProcessGroup::Barrier() {
     return ncclAllReduce(scratch, scratch, 1, ncclInt32, ncclSum, comm, stream);
   });
 }
-
-// The Python layer runs these on the gloo group beside the NCCL one.
-constexpr char kUseGloo[] = "use a gloo group (CPU tensors)";
-
-void NcclProcessGroup::Reduce(void*, size_t, DType, ReduceOp, int) {
-  Unsupported("reduce", kUseGloo);
-}
-void NcclProcessGroup::Gather(const void*, void*, size_t, DType, int) {
-  Unsupported("gather", kUseGloo);
-}
-void NcclProcessGroup::Scatter(const void*, void*, size_t, DType, int) {
-  Unsupported("scatter", kUseGloo);
-}
-void NcclProcessGroup::Send(const void*, size_t, DType, int, uint32_t) {
-  Unsupported("send", kUseGloo);
-}
-int NcclProcessGroup::Recv(void*, size_t, DType, int, uint32_t) { Unsupported("recv", kUseGloo); }
 
 const ProcessGroupRegistrar nccl_registrar("nccl", &MakeProcessGroup<NcclProcessGroup>);
 

@@ -43,25 +43,23 @@ class NcclProcessGroup final : public ProcessGroup {
 
   const char* backend() const override { return "nccl"; }
 
+  // The collectives NCCL has; reduce, gather, scatter, send and recv keep
+  // ProcessGroup's CommUnsupportedError.
   void AllReduce(void* data, size_t count, DType dtype, ReduceOp op) override;
-  void Reduce(void* data, size_t count, DType dtype, ReduceOp op, int root) override;
   void Broadcast(void* data, size_t count, DType dtype, int root) override;
   void AllGather(const void* in, void* out, const std::vector<size_t>& counts,
                  DType dtype) override;
-  void Gather(const void* in, void* out, size_t count, DType dtype, int root) override;
-  void Scatter(const void* in, void* out, size_t count, DType dtype, int root) override;
   void ReduceScatter(const void* in, void* out, const std::vector<size_t>& counts, DType dtype,
                      ReduceOp op) override;
   void AllToAll(const void* in, const std::vector<size_t>& in_counts, void* out,
                 const std::vector<size_t>& out_counts, DType dtype) override;
   void Barrier() override;
-  void Send(const void* data, size_t count, DType dtype, int dst, uint32_t tag) override;
-  int Recv(void* data, size_t count, DType dtype, int src, uint32_t tag) override;
 
  private:
   struct State;  // the communicator, the stream and the barrier's scratch int
 
-  // Runs enqueue(comm, stream) as the group's next operation and waits for it.
+  // Runs enqueue(comm, stream) as the group's next collective (ProcessGroup::RunCollective)
+  // and waits for it.
   template <typename Fn>
   void Run(const char* name, const std::string& args, Fn&& enqueue);
   // Waits for the communicator and the stream; returns an empty string when done.

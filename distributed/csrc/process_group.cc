@@ -21,6 +21,12 @@ std::string JoinRanks(const std::vector<int>& ranks) {
   return s + "]";
 }
 
+// What a backend lacks: the Python layer runs it on the gloo group beside this one.
+CommUnsupportedError Unsupported(const char* what, const char* backend) {
+  return CommUnsupportedError(StrCat(what, ": the ", backend, " backend has no ", what,
+                                     "; use a gloo group (CPU tensors)"));
+}
+
 std::map<std::string, ProcessGroupFactory>& Registry() {
   static auto* registry = new std::map<std::string, ProcessGroupFactory>;
   return *registry;
@@ -126,9 +132,33 @@ void ProcessGroup::CheckAllToAllCounts(const std::vector<size_t>& in_counts,
   }
 }
 
-void ProcessGroup::Unsupported(const char* what, const char* instead) const {
-  throw CommUnsupportedError(
-      StrCat(what, ": the ", backend(), " backend has no ", what, "; ", instead));
+void ProcessGroup::Reduce(void*, size_t, DType, ReduceOp, int) {
+  throw Unsupported("reduce", backend());
+}
+void ProcessGroup::Gather(const void*, void*, size_t, DType, int) {
+  throw Unsupported("gather", backend());
+}
+void ProcessGroup::Scatter(const void*, void*, size_t, DType, int) {
+  throw Unsupported("scatter", backend());
+}
+void ProcessGroup::Send(const void*, size_t, DType, int, uint32_t) {
+  throw Unsupported("send", backend());
+}
+int ProcessGroup::Recv(void*, size_t, DType, int, uint32_t) {
+  throw Unsupported("recv", backend());
+}
+
+void ProcessGroup::RunCollective(const char* name, const std::string& args, const Step& step) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string signature = StrCat(name, "(", args, ")");
+  const uint64_t seq = Arrive(name, signature);
+  const auto start = std::chrono::steady_clock::now();
+  const StepResult result = step(seq, signature);
+  if (result.error.empty()) return;
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  const bool timed_out = result.timed_out || elapsed >= options_.timeout;
+  Fail(OperationFailure(name, signature, seq, elapsed, timed_out), result.error, timed_out);
 }
 
 uint64_t ProcessGroup::Arrive(const char* name, const std::string& signature) {

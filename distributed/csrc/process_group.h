@@ -31,6 +31,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -73,18 +74,22 @@ class ProcessGroup {
   std::chrono::milliseconds timeout() const { return options_.timeout; }
   virtual void set_timeout(std::chrono::milliseconds timeout);
 
+  // The collectives. A backend overrides those it runs; the others (reduce, gather,
+  // scatter, send and recv, which NCCL lacks) raise CommUnsupportedError, pointing
+  // at a gloo group.
+  //
   // In place on `count` elements; every rank gets the reduction.
   virtual void AllReduce(void* data, size_t count, DType dtype, ReduceOp op) = 0;
   // In place; only `root` is guaranteed the result (the others keep their input).
-  virtual void Reduce(void* data, size_t count, DType dtype, ReduceOp op, int root) = 0;
+  virtual void Reduce(void* data, size_t count, DType dtype, ReduceOp op, int root);
   virtual void Broadcast(void* data, size_t count, DType dtype, int root) = 0;
   // `out` holds the ranks' inputs one after another; rank i contributes counts[i] elements.
   virtual void AllGather(const void* in, void* out, const std::vector<size_t>& counts,
                          DType dtype) = 0;
   // Equal counts; `out` (size() * count elements) matters on `root` only.
-  virtual void Gather(const void* in, void* out, size_t count, DType dtype, int root) = 0;
+  virtual void Gather(const void* in, void* out, size_t count, DType dtype, int root);
   // Equal counts; `in` (size() * count elements) matters on `root` only.
-  virtual void Scatter(const void* in, void* out, size_t count, DType dtype, int root) = 0;
+  virtual void Scatter(const void* in, void* out, size_t count, DType dtype, int root);
   // `in` holds size() blocks, block i of counts[i] elements; rank i receives the
   // reduction of everyone's block i (counts[rank()] elements) in `out`.
   virtual void ReduceScatter(const void* in, void* out, const std::vector<size_t>& counts,
@@ -96,8 +101,8 @@ class ProcessGroup {
   virtual void Barrier() = 0;
   // Point to point, matched by (peer, tag). Recv from src = -1 takes any rank;
   // it returns the sender.
-  virtual void Send(const void* data, size_t count, DType dtype, int dst, uint32_t tag) = 0;
-  virtual int Recv(void* data, size_t count, DType dtype, int src, uint32_t tag) = 0;
+  virtual void Send(const void* data, size_t count, DType dtype, int dst, uint32_t tag);
+  virtual int Recv(void* data, size_t count, DType dtype, int src, uint32_t tag);
 
  protected:
   // Checks the rank against the group's size; `what` names the group in the message.
@@ -106,12 +111,19 @@ class ProcessGroup {
   // Records that this rank joined; SetupFailed names the members that did not.
   void MarkJoined();
   [[noreturn]] void SetupFailed(const std::string& where, const std::string& cause, bool timed_out);
-  // With mu_ held: fails at once on a broken group, numbers the operation and
-  // records its signature ("name(args)") as this rank's arrival; returns the number.
-  uint64_t Arrive(const char* name, const std::string& signature);
-  // The message of operation `seq` that failed after `elapsed` (or timed out), with the diagnosis.
-  std::string OperationFailure(const char* name, const std::string& signature, uint64_t seq,
-                               std::chrono::milliseconds elapsed, bool timed_out);
+
+  // What a backend's step of a collective reports: an empty `error` when it completed.
+  struct StepResult {
+    std::string error;
+    bool timed_out = false;
+  };
+  // The backend's part of one collective, given the operation's number and signature.
+  using Step = std::function<StepResult(uint64_t seq, const std::string& signature)>;
+  // Runs `step` as the group's next collective "name(args)", the fault handling every
+  // backend shares: one operation at a time (mu_), failing at once on a broken group,
+  // numbered and recorded as this rank's arrival; a step that fails (or outlasts the
+  // timeout) makes the group unusable and raises with the diagnosis of the ranks at fault.
+  void RunCollective(const char* name, const std::string& args, const Step& step);
   // Explains a failure of operation number `seq` ("name(args)") from the store's records.
   std::string Diagnose(const std::string& signature, uint64_t seq);
   // "ranks [..] exited" for those of `group_ranks` that are gone, or "".
@@ -120,7 +132,6 @@ class ProcessGroup {
   [[noreturn]] void Fail(const std::string& what, const std::string& cause, bool timed_out);
   // Tears the backend's connections down after a failure (Fail calls it).
   virtual void Abort() {}
-  [[noreturn]] void Unsupported(const char* what, const char* instead) const;
 
   bool InForkedChild() const;
   std::string RankList() const;
@@ -137,6 +148,12 @@ class ProcessGroup {
   std::string broken_;  // the failure that made the group unusable, if any
 
  private:
+  // With mu_ held: fails at once on a broken group, numbers the operation and
+  // records its signature ("name(args)") as this rank's arrival; returns the number.
+  uint64_t Arrive(const char* name, const std::string& signature);
+  // The message of operation `seq` that failed after `elapsed` (or timed out), with the diagnosis.
+  std::string OperationFailure(const char* name, const std::string& signature, uint64_t seq,
+                               std::chrono::milliseconds elapsed, bool timed_out);
   std::string JoinedKey(int group_rank) const;
   std::string ArrivedKey(int group_rank) const;
 

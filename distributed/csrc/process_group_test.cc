@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/runtime/half.h"
@@ -178,6 +179,88 @@ TEST(ProcessGroupTest, MissingRankTimesOutAndBreaksTheGroup) {
         }
       },
       milliseconds(1000));
+}
+
+// A backend that overrides only what every backend must: its steps report what `result` says.
+// It checks the parts ProcessGroup gives each backend (RunCollective's fault handling and the
+// CommUnsupportedError of what a backend lacks), as NCCL uses them, without a GPU.
+class StepOnlyGroup final : public ProcessGroup {
+ public:
+  StepOnlyGroup(std::shared_ptr<TcpStore> store, GroupOptions options)
+      : ProcessGroup(std::move(store), std::move(options), "test group") {}
+  const char* backend() const override { return "steps"; }
+  void AllReduce(void*, size_t count, DType, ReduceOp) override { Step("all_reduce", count); }
+  void Broadcast(void*, size_t count, DType, int) override { Step("broadcast", count); }
+  void AllGather(const void*, void*, const std::vector<size_t>&, DType) override {
+    Step("all_gather", 0);
+  }
+  void ReduceScatter(const void*, void*, const std::vector<size_t>&, DType, ReduceOp) override {
+    Step("reduce_scatter", 0);
+  }
+  void AllToAll(const void*, const std::vector<size_t>&, void*, const std::vector<size_t>&,
+                DType) override {
+    Step("all_to_all", 0);
+  }
+  void Barrier() override { Step("barrier", 0); }
+
+  StepResult result;
+  std::vector<uint64_t> seqs;
+
+ private:
+  void Step(const char* name, size_t count) {
+    RunCollective(name, StrCat(count, " elements"), [&](uint64_t seq, const std::string& sig) {
+      EXPECT_EQ(sig, StrCat(name, "(", count, " elements)"));
+      seqs.push_back(seq);
+      return result;
+    });
+  }
+};
+
+TEST(ProcessGroupTest, BaseRunsStepsAndRaisesWhatABackendLacks) {
+  TcpStoreServer server(0);
+  auto store = std::make_shared<TcpStore>("127.0.0.1", server.port(), 0, milliseconds(5000));
+  GroupOptions o;
+  o.name = "steps";
+  o.global_ranks = {0};
+  StepOnlyGroup pg(store, o);
+  float x = 1;
+  try {
+    pg.Gather(&x, &x, 1, DType::kFloat32, 0);
+    FAIL() << "expected CommUnsupportedError";
+  } catch (const CommUnsupportedError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "gather: the steps backend has no gather; use a gloo group (CPU tensors)");
+  }
+  EXPECT_THROW(pg.Reduce(&x, 1, DType::kFloat32, ReduceOp::kSum, 0), CommUnsupportedError);
+  EXPECT_THROW(pg.Scatter(&x, &x, 1, DType::kFloat32, 0), CommUnsupportedError);
+  EXPECT_THROW(pg.Send(&x, 1, DType::kFloat32, 0, 0), CommUnsupportedError);
+  EXPECT_THROW(pg.Recv(&x, 1, DType::kFloat32, 0, 0), CommUnsupportedError);
+
+  // Steps are numbered; one that fails makes the group unusable, naming the operation.
+  pg.AllReduce(&x, 3, DType::kFloat32, ReduceOp::kSum);
+  pg.Barrier();
+  EXPECT_EQ(pg.seqs, (std::vector<uint64_t>{1, 2}));
+  pg.result = {"the wire broke", false};
+  try {
+    pg.Broadcast(&x, 1, DType::kFloat32, 0);
+    FAIL() << "expected CommError";
+  } catch (const CommTimeoutError&) {
+    FAIL() << "not a timeout";
+  } catch (const CommError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("broadcast failed after"), std::string::npos) << what;
+    EXPECT_NE(what.find("collective #3"), std::string::npos) << what;
+    EXPECT_NE(what.find("[the wire broke]"), std::string::npos) << what;
+  }
+  pg.result = {};
+  try {
+    pg.Barrier();
+    FAIL() << "expected CommError";
+  } catch (const CommError& e) {
+    EXPECT_NE(std::string(e.what()).find("unusable after an earlier failure"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(pg.seqs.size(), 3u);
 }
 
 }  // namespace

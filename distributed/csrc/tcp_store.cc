@@ -49,11 +49,12 @@ void PutBytes(std::string* out, const char* data, size_t size) {
 
 void PutString(std::string* out, const std::string& s) { PutBytes(out, s.data(), s.size()); }
 
-// Reads exactly `size` bytes; false on EOF or error (the connection is done).
-bool ReadFull(int fd, void* buf, size_t size) {
-  char* p = static_cast<char*>(buf);
+// Moves exactly `size` bytes with io(p, n) (a recv or a send), retrying after a signal;
+// false on EOF or error (the connection is done).
+template <typename Byte, typename Io>
+bool TransferFull(Byte* p, size_t size, Io&& io) {
   while (size > 0) {
-    ssize_t n = ::recv(fd, p, size, 0);
+    const ssize_t n = io(p, size);
     if (n == 0) return false;
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -65,18 +66,14 @@ bool ReadFull(int fd, void* buf, size_t size) {
   return true;
 }
 
+bool ReadFull(int fd, void* buf, size_t size) {
+  return TransferFull(static_cast<char*>(buf), size,
+                      [fd](char* p, size_t n) { return ::recv(fd, p, n, 0); });
+}
+
 bool WriteFull(int fd, const void* buf, size_t size) {
-  const char* p = static_cast<const char*>(buf);
-  while (size > 0) {
-    ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
+  return TransferFull(static_cast<const char*>(buf), size,
+                      [fd](const char* p, size_t n) { return ::send(fd, p, n, MSG_NOSIGNAL); });
 }
 
 template <typename T>

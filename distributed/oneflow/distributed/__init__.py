@@ -38,25 +38,9 @@ except ImportError as e:
         "library: apt-get install libgloo0 (Debian/Ubuntu)."
     ) from e
 
-from oneflow.distributed._collectives import (  # noqa: E402 (after the version check)
-    Work,
-    all_gather,
-    all_gather_into_tensor,
-    all_gather_object,
-    all_reduce,
-    all_to_all,
-    all_to_all_single,
-    barrier,
-    broadcast,
-    broadcast_object_list,
-    gather,
-    recv,
-    reduce,
-    reduce_scatter,
-    reduce_scatter_tensor,
-    scatter,
-    send,
-)
+# The collectives (all_reduce, broadcast, ...): the names _collectives.__all__ lists.
+from oneflow.distributed import _collectives  # noqa: E402 (after the version check)
+from oneflow.distributed._collectives import *  # noqa: E402, F403
 from oneflow.distributed._process_group import (  # noqa: E402
     Backend,
     DistributedError,
@@ -97,19 +81,8 @@ __all__ = [
     "DistributedTimeoutError",
     "ProcessGroup",
     "ReduceOp",
-    "Work",
-    "all_gather",
-    "all_gather_into_tensor",
-    "all_gather_object",
-    "all_reduce",
-    "all_to_all",
-    "all_to_all_single",
-    "barrier",
-    "broadcast",
-    "broadcast_object_list",
     "default_pg_timeout",
     "destroy_process_group",
-    "gather",
     "get_backend",
     "get_global_rank",
     "get_group_rank",
@@ -123,10 +96,5 @@ __all__ = [
     "is_initialized",
     "is_nccl_available",
     "new_group",
-    "recv",
-    "reduce",
-    "reduce_scatter",
-    "reduce_scatter_tensor",
-    "scatter",
-    "send",
+    *_collectives.__all__,
 ]

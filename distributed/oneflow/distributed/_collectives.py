@@ -220,6 +220,26 @@ def broadcast(tensor, src: int, group: ProcessGroup | None = None, async_op: boo
     return _done(async_op)
 
 
+def _blocks_per_rank(fn: str, arg: str, tensor, list_arg: str, tensors, what: str, group):
+    """all_gather and reduce_scatter: a list of one tensor per rank of the group (sizes may
+    differ), whose entry for this rank (its ``what``) has ``tensor``'s size. Returns (backend
+    group, the checked list, the entries' element counts), or (None, None, None) on a rank
+    outside the group."""
+    _check_tensor(fn, arg, tensor)
+    g = _group(fn, group)
+    pg = backend_group(fn, g)
+    if pg is None:
+        return None, None, None
+    checked = _check_list(fn, list_arg, tensors, g.size(), tensor.dtype)
+    counts = [t.numel() for t in checked]
+    if counts[pg.rank] != tensor.numel():
+        raise ValueError(
+            f"{fn}: {list_arg}[{pg.rank}] (this rank's {what}) has {counts[pg.rank]} elements but {arg} has "
+            f"{tensor.numel()} (shape {tuple(tensor.shape)})"
+        )
+    return pg, checked, counts
+
+
 def all_gather(tensor_list: list, tensor, group: ProcessGroup | None = None, async_op: bool = False):
     r"""Gathers every rank's ``tensor`` into ``tensor_list`` on every rank.
 
@@ -239,23 +259,39 @@ def all_gather(tensor_list: list, tensor, group: ProcessGroup | None = None, asy
         [tensor([0]), tensor([0, 1])]
     """
     fn = "all_gather"
-    _check_tensor(fn, "tensor", tensor)
-    g = _group(fn, group)
-    pg = backend_group(fn, g)
+    pg, outputs, counts = _blocks_per_rank(fn, "tensor", tensor, "tensor_list", tensor_list, "slot", group)
     if pg is None:
         return None
-    outputs = _check_list(fn, "tensor_list", tensor_list, g.size(), tensor.dtype)
-    counts = [t.numel() for t in outputs]
-    if counts[pg.rank] != tensor.numel():
-        raise ValueError(
-            f"{fn}: tensor_list[{pg.rank}] (this rank's slot) has {counts[pg.rank]} elements but tensor has "
-            f"{tensor.numel()} (shape {tuple(tensor.shape)})"
-        )
     src = _contiguous(tensor)
     flat = flow.empty(sum(counts), dtype=tensor.dtype)
     pg.all_gather(_ptr(src), _ptr(flat), counts, dtype_name(src))
     _unflatten(flat, outputs)
     return _done(async_op)
+
+
+def _equal_blocks(fn: str, output_arg: str, output, input_arg: str, input, group, gathers: bool):
+    """all_gather_into_tensor (``gathers``: the output holds one input per rank of the group) and
+    reduce_scatter_tensor (the input holds one output per rank), on tensors of the same dtype
+    and device. Returns (backend group, elements per block), or (None, None) on a rank outside
+    the group."""
+    _check_tensor(fn, output_arg, output, cuda=True)
+    _check_tensor(fn, input_arg, input, cuda=True)
+    whole_arg, whole, block_arg, block = (
+        (output_arg, output, input_arg, input) if gathers else (input_arg, input, output_arg, output)
+    )
+    _check_dtype(fn, whole_arg, whole, block.dtype)
+    _check_device(fn, output, input)
+    g = _group(fn, group)
+    pg = backend_group(fn, group, input)
+    if pg is None:
+        return None, None
+    n = block.numel()
+    if whole.numel() != n * g.size():
+        raise ValueError(
+            f"{fn}: {whole_arg} has {whole.numel()} elements (shape {tuple(whole.shape)}), expected "
+            f"{g.size()} x {n} (group size x {block_arg}'s elements)"
+        )
+    return pg, n
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group: ProcessGroup | None = None,
@@ -266,23 +302,12 @@ def all_gather_into_tensor(output_tensor, input_tensor, group: ProcessGroup | No
     either the inputs concatenated along dim 0 or stacked along a new dim 0.
     """
     fn = "all_gather_into_tensor"
-    _check_tensor(fn, "output_tensor", output_tensor, cuda=True)
-    _check_tensor(fn, "input_tensor", input_tensor, cuda=True)
-    _check_dtype(fn, "output_tensor", output_tensor, input_tensor.dtype)
-    _check_device(fn, output_tensor, input_tensor)
-    g = _group(fn, group)
-    pg = backend_group(fn, group, input_tensor)
+    pg, n = _equal_blocks(fn, "output_tensor", output_tensor, "input_tensor", input_tensor, group, gathers=True)
     if pg is None:
         return None
-    n = input_tensor.numel()
-    if output_tensor.numel() != n * g.size():
-        raise ValueError(
-            f"{fn}: output_tensor has {output_tensor.numel()} elements (shape {tuple(output_tensor.shape)}), "
-            f"expected {g.size()} x {n} (group size x input_tensor's elements)"
-        )
     src = _contiguous(input_tensor)
     out = _contiguous(output_tensor)
-    pg.all_gather(_ptr(src), _ptr(out), [n] * g.size(), dtype_name(src))
+    pg.all_gather(_ptr(src), _ptr(out), [n] * pg.size, dtype_name(src))
     _write_back(output_tensor, out)
     return _done(async_op)
 
@@ -300,19 +325,10 @@ def reduce_scatter(output, input_list: list, op: ReduceOp = ReduceOp.SUM, group:
         op (ReduceOp, optional): as in :func:`all_reduce`.
     """
     fn = "reduce_scatter"
-    _check_tensor(fn, "output", output)
     name = _op(fn, op)
-    g = _group(fn, group)
-    pg = backend_group(fn, g)
+    pg, inputs, counts = _blocks_per_rank(fn, "output", output, "input_list", input_list, "block", group)
     if pg is None:
         return None
-    inputs = _check_list(fn, "input_list", input_list, g.size(), output.dtype)
-    counts = [t.numel() for t in inputs]
-    if counts[pg.rank] != output.numel():
-        raise ValueError(
-            f"{fn}: input_list[{pg.rank}] (this rank's block) has {counts[pg.rank]} elements but output has "
-            f"{output.numel()} (shape {tuple(output.shape)})"
-        )
     flat = _flat(inputs, output.dtype)
     out = _contiguous(output)
     pg.reduce_scatter(_ptr(flat), _ptr(out), counts, dtype_name(out), name)
@@ -328,24 +344,13 @@ def reduce_scatter_tensor(output, input, op: ReduceOp = ReduceOp.SUM, group: Pro
     ``input`` has ``world_size`` times the elements of ``output``.
     """
     fn = "reduce_scatter_tensor"
-    _check_tensor(fn, "output", output, cuda=True)
-    _check_tensor(fn, "input", input, cuda=True)
-    _check_dtype(fn, "input", input, output.dtype)
-    _check_device(fn, output, input)
     name = _op(fn, op)
-    g = _group(fn, group)
-    pg = backend_group(fn, group, input)
+    pg, n = _equal_blocks(fn, "output", output, "input", input, group, gathers=False)
     if pg is None:
         return None
-    n = output.numel()
-    if input.numel() != n * g.size():
-        raise ValueError(
-            f"{fn}: input has {input.numel()} elements (shape {tuple(input.shape)}), expected "
-            f"{g.size()} x {n} (group size x output's elements)"
-        )
     src = _contiguous(input)
     out = _contiguous(output)
-    pg.reduce_scatter(_ptr(src), _ptr(out), [n] * g.size(), dtype_name(out), name)
+    pg.reduce_scatter(_ptr(src), _ptr(out), [n] * pg.size, dtype_name(out), name)
     _write_back(output, out)
     return _done(async_op)
 
@@ -441,6 +446,33 @@ def all_to_all_single(output, input, output_split_sizes: Sequence[int] | None = 
     return _done(async_op)
 
 
+def _rooted_blocks(fn: str, tensor, blocks, arg: str, root_rank, root_arg: str, group):
+    """gather and scatter: checks ``tensor`` and the list ``blocks`` (named ``arg``), one tensor
+    of ``tensor``'s size per rank on the root (``root_arg``), None elsewhere. Returns (backend
+    group, root within the group, the checked list on the root or None), or (None, None, None)
+    on a rank outside the group."""
+    _check_tensor(fn, "tensor", tensor)
+    g = _group(fn, group)
+    pg = backend_group(fn, g)
+    if pg is None:
+        return None, None, None
+    root = _group_rank(fn, root_arg, group, root_rank)
+    if pg.rank != root:
+        if blocks:
+            raise ValueError(
+                f"{fn}: {arg} must be None on rank {g.ranks[pg.rank]}, which is not {root_arg} {root_rank}"
+            )
+        return pg, root, None
+    if blocks is None:
+        where = "destination" if root_arg == "dst" else "source"
+        raise ValueError(f"{fn}: {arg} is required on the {where} rank {root_rank}")
+    checked = _check_list(fn, arg, blocks, g.size(), tensor.dtype)
+    for i, t in enumerate(checked):
+        if t.numel() != tensor.numel():
+            raise ValueError(f"{fn}: {arg}[{i}] has {t.numel()} elements, expected {tensor.numel()} (tensor's)")
+    return pg, root, checked
+
+
 def gather(tensor, gather_list: list | None = None, dst: int = 0, group: ProcessGroup | None = None,
            async_op: bool = False):
     r"""Gathers every rank's ``tensor`` into ``gather_list`` on rank ``dst``.
@@ -451,30 +483,14 @@ def gather(tensor, gather_list: list | None = None, dst: int = 0, group: Process
             None elsewhere.
         dst (int): the global rank that receives.
     """
-    fn = "gather"
-    _check_tensor(fn, "tensor", tensor)
-    g = _group(fn, group)
-    pg = backend_group(fn, g)
+    pg, root, outputs = _rooted_blocks("gather", tensor, gather_list, "gather_list", dst, "dst", group)
     if pg is None:
         return None
-    root = _group_rank(fn, "dst", group, dst)
     src = _contiguous(tensor)
-    if pg.rank == root:
-        if gather_list is None:
-            raise ValueError(f"{fn}: gather_list is required on the destination rank {dst}")
-        outputs = _check_list(fn, "gather_list", gather_list, g.size(), tensor.dtype)
-        for i, t in enumerate(outputs):
-            if t.numel() != tensor.numel():
-                raise ValueError(
-                    f"{fn}: gather_list[{i}] has {t.numel()} elements, expected {tensor.numel()} (tensor's)"
-                )
-        flat = flow.empty(tensor.numel() * g.size(), dtype=tensor.dtype)
-        pg.gather(_ptr(src), _ptr(flat), tensor.numel(), dtype_name(src), root)
+    flat = None if outputs is None else flow.empty(tensor.numel() * len(outputs), dtype=tensor.dtype)
+    pg.gather(_ptr(src), 0 if flat is None else _ptr(flat), tensor.numel(), dtype_name(src), root)
+    if flat is not None:
         _unflatten(flat, outputs)
-    else:
-        if gather_list:
-            raise ValueError(f"{fn}: gather_list must be None on rank {g.ranks[pg.rank]}, which is not dst {dst}")
-        pg.gather(_ptr(src), 0, tensor.numel(), dtype_name(src), root)
     return _done(async_op)
 
 
@@ -488,29 +504,12 @@ def scatter(tensor, scatter_list: list | None = None, src: int = 0, group: Proce
             (each shaped like ``tensor``); None elsewhere.
         src (int): the global rank that sends.
     """
-    fn = "scatter"
-    _check_tensor(fn, "tensor", tensor)
-    g = _group(fn, group)
-    pg = backend_group(fn, g)
+    pg, root, inputs = _rooted_blocks("scatter", tensor, scatter_list, "scatter_list", src, "src", group)
     if pg is None:
         return None
-    root = _group_rank(fn, "src", group, src)
     out = _contiguous(tensor)
-    if pg.rank == root:
-        if scatter_list is None:
-            raise ValueError(f"{fn}: scatter_list is required on the source rank {src}")
-        inputs = _check_list(fn, "scatter_list", scatter_list, g.size(), tensor.dtype)
-        for i, t in enumerate(inputs):
-            if t.numel() != tensor.numel():
-                raise ValueError(
-                    f"{fn}: scatter_list[{i}] has {t.numel()} elements, expected {tensor.numel()} (tensor's)"
-                )
-        flat = _flat(inputs, tensor.dtype)
-        pg.scatter(_ptr(flat), _ptr(out), tensor.numel(), dtype_name(out), root)
-    else:
-        if scatter_list:
-            raise ValueError(f"{fn}: scatter_list must be None on rank {g.ranks[pg.rank]}, which is not src {src}")
-        pg.scatter(0, _ptr(out), tensor.numel(), dtype_name(out), root)
+    flat = None if inputs is None else _flat(inputs, tensor.dtype)
+    pg.scatter(0 if flat is None else _ptr(flat), _ptr(out), tensor.numel(), dtype_name(out), root)
     _write_back(tensor, out)
     return _done(async_op)
 

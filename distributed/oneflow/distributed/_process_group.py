@@ -11,6 +11,7 @@ picks the one for a tensor, so the collectives never name a backend.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import enum
 import ipaddress
@@ -113,21 +114,23 @@ class ProcessGroup:
         return f"ProcessGroup(ranks={self._ranks}, timeout={self._timeout:g}s)"
 
 
+@dataclasses.dataclass(eq=False)
 class _World:
     """What init_process_group sets up; one per process."""
 
-    def __init__(self, server, store, group: ProcessGroup, rank: int, world_size: int, local_rank: int,
-                 hostname: str, timeout: float):
-        self.server = server
-        self.store = store
-        self.group = group
-        self.rank = rank
-        self.world_size = world_size
-        self.local_rank = local_rank
-        self.hostname = hostname
-        self.timeout = timeout
-        self.groups_created = 0
-        self.groups: list[ProcessGroup] = [group]
+    server: object
+    store: object
+    group: ProcessGroup
+    rank: int
+    world_size: int
+    local_rank: int
+    hostname: str
+    timeout: float
+    groups_created: int = 0
+    groups: list[ProcessGroup] = dataclasses.field(init=False)
+
+    def __post_init__(self):
+        self.groups = [self.group]
 
 
 _world: _World | None = None

@@ -15,6 +15,8 @@ from oneflow import _C
 __all__: list = []
 
 for _info in sorted(_pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    if _info.name.endswith("_test"):
+        continue  # a test beside the family files is no part of the package
     _module = _importlib.import_module(f"{__name__}.{_info.name}")
     for _name in getattr(_module, "__all__", ()):
         globals()[_name] = getattr(_module, _name)

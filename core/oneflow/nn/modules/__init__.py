@@ -13,7 +13,12 @@ __all__: list = []
 
 _FIRST = ("module", "container")  # the base classes, before the layer families that use them
 
-for _name in (*_FIRST, *sorted(m.name for m in _pkgutil.iter_modules(__path__) if m.name not in _FIRST)):
+# The tests beside the files (module_test.py, ...) are no part of the package.
+_FAMILIES = sorted(
+    m.name for m in _pkgutil.iter_modules(__path__) if m.name not in _FIRST and not m.name.endswith("_test")
+)
+
+for _name in (*_FIRST, *_FAMILIES):
     _module = _importlib.import_module(f"{__name__}.{_name}")
     for _public in getattr(_module, "__all__", ()):
         globals()[_public] = getattr(_module, _public)
