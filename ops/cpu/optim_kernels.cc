@@ -9,21 +9,23 @@
 // the two agree to float rounding. 16-bit parameters are computed in float.
 //
 // The loops run with the instruction set KernelIsa() picks (ONEFLOW_VEC_ISA=avx2|baseline
-// caps it). SGD's is compiled once per set from one template (RunForKernelIsa);
+// caps it). SGD's is compiled once per set from one template (RunForKernelIsa).
 // Adam's needs sqrt and division in vectors, which the compiler keeps scalar without
-// -fno-math-errno, so float32/float64 have an intrinsics loop (one template over the
-// AVX-512 and AVX2 operations) and a scalar loop for the rest (baseline, 16-bit types,
-// tails).
+// -fno-math-errno, so float32/float64 have a loop over GCC vectors of the set's width
+// (one template for both types, this file compiled once per set through
+// isa_regions.inc), and a scalar loop for the rest (16-bit types, tails).
 
-#include <immintrin.h>
+#ifndef OF_ISA
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
 #include "core/runtime/tensor_ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
+#include "ops/cpu/vec_types.h"
 #include "ops/defs/common.h"
 
 namespace oneflow {
@@ -195,159 +197,28 @@ inline void AdamScalar(const AdamConsts<A>& k, T* p, const T* g, T* m, T* v, T* 
   }
 }
 
-#if defined(__x86_64__)
-// The vector operations the loop needs, for float and double, on AVX-512 (W512) and
-// AVX2 (W256).
-struct Vf32 {
-  using T = float;
-  using V = __m512;
-  static constexpr int kN = 16;
-  OF_TARGET_AVX512 static V Load(const T* p) { return _mm512_loadu_ps(p); }
-  OF_TARGET_AVX512 static void Store(T* p, V x) { _mm512_storeu_ps(p, x); }
-  OF_TARGET_AVX512 static V Set(T x) { return _mm512_set1_ps(x); }
-  OF_TARGET_AVX512 static V Add(V a, V b) { return _mm512_add_ps(a, b); }
-  OF_TARGET_AVX512 static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
-  OF_TARGET_AVX512 static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
-  OF_TARGET_AVX512 static V Div(V a, V b) { return _mm512_div_ps(a, b); }
-  OF_TARGET_AVX512 static V Sqrt(V a) { return _mm512_sqrt_ps(a); }
-  OF_TARGET_AVX512 static V Neg(V a) { return _mm512_xor_ps(a, _mm512_set1_ps(-0.0f)); }
-  // max(a, b) that keeps a NaN from either side (maxps returns b when either is NaN).
-  OF_TARGET_AVX512 static V MaxNan(V a, V b) {
-    V r = _mm512_max_ps(a, b);
-    __mmask16 a_nan = _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q);
-    return _mm512_mask_mov_ps(r, a_nan, a);
-  }
-};
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow
 
-struct Vf64 {
-  using T = double;
-  using V = __m512d;
-  static constexpr int kN = 8;
-  OF_TARGET_AVX512 static V Load(const T* p) { return _mm512_loadu_pd(p); }
-  OF_TARGET_AVX512 static void Store(T* p, V x) { _mm512_storeu_pd(p, x); }
-  OF_TARGET_AVX512 static V Set(T x) { return _mm512_set1_pd(x); }
-  OF_TARGET_AVX512 static V Add(V a, V b) { return _mm512_add_pd(a, b); }
-  OF_TARGET_AVX512 static V Sub(V a, V b) { return _mm512_sub_pd(a, b); }
-  OF_TARGET_AVX512 static V Mul(V a, V b) { return _mm512_mul_pd(a, b); }
-  OF_TARGET_AVX512 static V Div(V a, V b) { return _mm512_div_pd(a, b); }
-  OF_TARGET_AVX512 static V Sqrt(V a) { return _mm512_sqrt_pd(a); }
-  OF_TARGET_AVX512 static V Neg(V a) { return _mm512_xor_pd(a, _mm512_set1_pd(-0.0)); }
-  OF_TARGET_AVX512 static V MaxNan(V a, V b) {
-    V r = _mm512_max_pd(a, b);
-    __mmask8 a_nan = _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q);
-    return _mm512_mask_mov_pd(r, a_nan, a);
-  }
-};
+// ---- the per-instruction-set copies of Adam's vector loop ---------------------------
 
-struct Vf32Avx2 {
-  using T = float;
-  using V = __m256;
-  static constexpr int kN = 8;
-  OF_TARGET_AVX2 static V Load(const T* p) { return _mm256_loadu_ps(p); }
-  OF_TARGET_AVX2 static void Store(T* p, V x) { _mm256_storeu_ps(p, x); }
-  OF_TARGET_AVX2 static V Set(T x) { return _mm256_set1_ps(x); }
-  OF_TARGET_AVX2 static V Add(V a, V b) { return _mm256_add_ps(a, b); }
-  OF_TARGET_AVX2 static V Sub(V a, V b) { return _mm256_sub_ps(a, b); }
-  OF_TARGET_AVX2 static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
-  OF_TARGET_AVX2 static V Div(V a, V b) { return _mm256_div_ps(a, b); }
-  OF_TARGET_AVX2 static V Sqrt(V a) { return _mm256_sqrt_ps(a); }
-  OF_TARGET_AVX2 static V Neg(V a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
-  OF_TARGET_AVX2 static V MaxNan(V a, V b) {
-    V r = _mm256_max_ps(a, b);
-    return _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
-  }
-};
+#define OF_ISA_FILE "ops/cpu/optim_kernels.cc"
+#include "ops/cpu/isa_regions.inc"  // NOLINT(build/include)
+#undef OF_ISA_FILE
 
-struct Vf64Avx2 {
-  using T = double;
-  using V = __m256d;
-  static constexpr int kN = 4;
-  OF_TARGET_AVX2 static V Load(const T* p) { return _mm256_loadu_pd(p); }
-  OF_TARGET_AVX2 static void Store(T* p, V x) { _mm256_storeu_pd(p, x); }
-  OF_TARGET_AVX2 static V Set(T x) { return _mm256_set1_pd(x); }
-  OF_TARGET_AVX2 static V Add(V a, V b) { return _mm256_add_pd(a, b); }
-  OF_TARGET_AVX2 static V Sub(V a, V b) { return _mm256_sub_pd(a, b); }
-  OF_TARGET_AVX2 static V Mul(V a, V b) { return _mm256_mul_pd(a, b); }
-  OF_TARGET_AVX2 static V Div(V a, V b) { return _mm256_div_pd(a, b); }
-  OF_TARGET_AVX2 static V Sqrt(V a) { return _mm256_sqrt_pd(a); }
-  OF_TARGET_AVX2 static V Neg(V a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
-  OF_TARGET_AVX2 static V MaxNan(V a, V b) {
-    V r = _mm256_max_pd(a, b);
-    return _mm256_blendv_pd(r, a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
-  }
-};
-
-// The loop over whole vectors of W, then the scalar loop for the tail; inlined into
-// the copy compiled for W's instruction set (AdamAvx512, AdamAvx2).
-template <typename W>
-OF_INLINE void AdamVector(const AdamConsts<typename W::T>& k, typename W::T* p,
-                          const typename W::T* g, typename W::T* m, typename W::T* v,
-                          typename W::T* vmax, int64_t b, int64_t e) {
-  using T = typename W::T;
-  using V = typename W::V;
-  const V decay = W::Set(k.decay), wd = W::Set(k.wd), w = W::Set(k.w);
-  const V one_minus_w = W::Set(T(1) - k.w);
-  const V beta2 = W::Set(k.beta2), omb2 = W::Set(k.one_minus_beta2);
-  const V bc2 = W::Set(k.bc2_sqrt), eps = W::Set(k.eps), neg_step = W::Set(k.neg_step);
-  int64_t i = b;
-  for (; i + W::kN <= e; i += W::kN) {
-    V gi = W::Load(g + i);
-    V pi = W::Load(p + i);
-    if (k.maximize) gi = W::Neg(gi);
-    if (k.decoupled) pi = W::Mul(pi, decay);
-    if (k.coupled) gi = W::Add(gi, W::Mul(wd, pi));
-    const V mi0 = W::Load(m + i);
-    const V mi = k.w_small ? W::Add(mi0, W::Mul(w, W::Sub(gi, mi0)))
-                           : W::Sub(gi, W::Mul(W::Sub(gi, mi0), one_minus_w));
-    V vi = W::Mul(W::Load(v + i), beta2);
-    vi = W::Add(vi, W::Mul(W::Mul(omb2, gi), gi));
-    W::Store(m + i, mi);
-    W::Store(v + i, vi);
-    if (k.amsgrad) {
-      // clamp_(min=v) of the running maximum: NaN in either operand propagates.
-      vi = W::MaxNan(W::Load(vmax + i), vi);
-      W::Store(vmax + i, vi);
-    }
-    const V denom = W::Add(W::Div(W::Sqrt(vi), bc2), eps);
-    W::Store(p + i, W::Add(pi, W::Div(W::Mul(neg_step, mi), denom)));
-  }
-  AdamScalar<T, T>(k, p, g, m, v, vmax, i, e);
-}
-
-template <typename W>
-OF_TARGET_AVX512 void AdamAvx512(const AdamConsts<typename W::T>& k, typename W::T* p,
-                                 const typename W::T* g, typename W::T* m, typename W::T* v,
-                                 typename W::T* vmax, int64_t b, int64_t e) {
-  AdamVector<W>(k, p, g, m, v, vmax, b, e);
-}
-
-template <typename W>
-OF_TARGET_AVX2 void AdamAvx2(const AdamConsts<typename W::T>& k, typename W::T* p,
-                             const typename W::T* g, typename W::T* m, typename W::T* v,
-                             typename W::T* vmax, int64_t b, int64_t e) {
-  AdamVector<W>(k, p, g, m, v, vmax, b, e);
-}
-#endif
+namespace oneflow {
+namespace cpu {
+namespace {
 
 template <typename T>
 void AdamRange(const AdamConsts<AccT<T>>& k, T* p, const T* g, T* m, T* v, T* vmax, int64_t b,
                int64_t e) {
-#if defined(__x86_64__)
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    constexpr bool kF32 = std::is_same_v<T, float>;
-    using W512 = std::conditional_t<kF32, Vf32, Vf64>;
-    using W256 = std::conditional_t<kF32, Vf32Avx2, Vf64Avx2>;
-    switch (KernelIsa()) {
-      case Isa::kAvx512:
-        return AdamAvx512<W512>(k, p, g, m, v, vmax, b, e);
-      case Isa::kAvx2:
-        return AdamAvx2<W256>(k, p, g, m, v, vmax, b, e);
-      case Isa::kBaseline:
-        break;
-    }
+    OF_ISA_SWITCH(AdamVector(k, p, g, m, v, vmax, b, e));
+  } else {
+    AdamScalar<T, AccT<T>>(k, p, g, m, v, vmax, b, e);
   }
-#endif
-  AdamScalar<T, AccT<T>>(k, p, g, m, v, vmax, b, e);
 }
 
 // The step counter as a number (a one-element floating or integer tensor).
@@ -423,3 +294,98 @@ OF_KERNEL("_fused_adamw_", kCPU, kFloatingDTypes, &FusedAdamW);
 }  // namespace
 }  // namespace cpu
 }  // namespace oneflow
+
+#else  // OF_ISA: Adam's vector loop for one instruction set ------------------------------
+
+namespace oneflow {
+namespace cpu {
+namespace {
+namespace OF_ISA {
+
+// Vectors of T as wide as the set's registers (OF_ISA_VEC is its float vector).
+template <typename T>
+struct Simd {
+  typedef T V __attribute__((vector_size(sizeof(OF_ISA_VEC))));
+  static constexpr int kN = sizeof(V) / sizeof(T);
+  static OF_INLINE V Load(const T* p) {
+    V x;
+    std::memcpy(&x, p, sizeof(V));
+    return x;
+  }
+  static OF_INLINE void Store(T* p, const V& x) { std::memcpy(p, &x, sizeof(V)); }
+  // x in every lane (exactly: 0 + x would turn -0 into +0).
+  static OF_INLINE V Splat(T x) {
+    V r{};
+    for (int i = 0; i < kN; ++i) r[i] = x;
+    return r;
+  }
+  // The correctly rounded square root, as std::sqrt gives it.
+  static OF_INLINE V Sqrt(const V& x) {
+#if defined(__x86_64__)
+    constexpr bool kF32 = std::is_same_v<T, float>;
+    if constexpr (sizeof(V) == 64) {
+      return kF32 ? (V)_mm512_sqrt_ps((__m512)x) : (V)_mm512_sqrt_pd((__m512d)x);
+    } else if constexpr (sizeof(V) == 32) {
+      return kF32 ? (V)_mm256_sqrt_ps((__m256)x) : (V)_mm256_sqrt_pd((__m256d)x);
+    } else {
+      return kF32 ? (V)_mm_sqrt_ps((__m128)x) : (V)_mm_sqrt_pd((__m128d)x);
+    }
+#else
+    V r;
+    for (int i = 0; i < kN; ++i) r[i] = std::sqrt(x[i]);
+    return r;
+#endif
+  }
+};
+
+// The loop over whole vectors, then the scalar loop for the tail; the arithmetic is
+// AdamScalar's, operation by operation.
+template <typename T>
+OF_INLINE void AdamLoop(const AdamConsts<T>& k, T* p, const T* g, T* m, T* v, T* vmax, int64_t b,
+                        int64_t e) {
+  using S = Simd<T>;
+  using V = typename S::V;
+  const V decay = S::Splat(k.decay), wd = S::Splat(k.wd), w = S::Splat(k.w);
+  const V one_minus_w = S::Splat(T(1) - k.w);
+  const V beta2 = S::Splat(k.beta2), omb2 = S::Splat(k.one_minus_beta2);
+  const V bc2 = S::Splat(k.bc2_sqrt), eps = S::Splat(k.eps), neg_step = S::Splat(k.neg_step);
+  int64_t i = b;
+  for (; i + S::kN <= e; i += S::kN) {
+    V gi = S::Load(g + i);
+    V pi = S::Load(p + i);
+    if (k.maximize) gi = -gi;
+    if (k.decoupled) pi = pi * decay;
+    if (k.coupled) gi = gi + wd * pi;
+    const V mi0 = S::Load(m + i);
+    const V mi = k.w_small ? mi0 + w * (gi - mi0) : gi - (gi - mi0) * one_minus_w;
+    V vi = S::Load(v + i) * beta2;
+    vi = vi + omb2 * gi * gi;
+    S::Store(m + i, mi);
+    S::Store(v + i, vi);
+    if (k.amsgrad) {
+      // clamp_(min=v) of the running maximum: a NaN in either operand propagates.
+      const V vm = S::Load(vmax + i);
+      vi = ((vm != vm) | (vm > vi)) ? vm : vi;
+      S::Store(vmax + i, vi);
+    }
+    const V denom = S::Sqrt(vi) / bc2 + eps;
+    S::Store(p + i, pi + neg_step * mi / denom);
+  }
+  AdamScalar<T, T>(k, p, g, m, v, vmax, i, e);
+}
+
+void AdamVector(const AdamConsts<float>& k, float* p, const float* g, float* m, float* v,
+                float* vmax, int64_t b, int64_t e) {
+  AdamLoop(k, p, g, m, v, vmax, b, e);
+}
+void AdamVector(const AdamConsts<double>& k, double* p, const double* g, double* m, double* v,
+                double* vmax, int64_t b, int64_t e) {
+  AdamLoop(k, p, g, m, v, vmax, b, e);
+}
+
+}  // namespace OF_ISA
+}  // namespace
+}  // namespace cpu
+}  // namespace oneflow
+
+#endif  // OF_ISA

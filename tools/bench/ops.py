@@ -104,6 +104,31 @@ def _sdpa(m, q, k, v):
     return lambda: (F(m).scaled_dot_product_attention(q, k, v, is_causal=True),)
 
 
+def _adam(amsgrad, dtype):
+    """One Adam(W) step over a group of parameters: our fused kernel against torch's."""
+    def make(m, *arrays):
+        params = []
+        for a in arrays:
+            p = m.tensor(a.astype(dtype)).requires_grad_()
+            p.grad = m.tensor((a * 0.5 + 0.1).astype(dtype))
+            params.append(p)
+        kwargs = {"fused": True} if m is torch else {}
+        opt = (m.optim.Adam(params, lr=1e-3, weight_decay=1e-2, amsgrad=True, **kwargs) if amsgrad
+               else m.optim.AdamW(params, lr=1e-3, weight_decay=1e-2, **kwargs))
+
+        def step():
+            opt.step()
+            return tuple(params)
+
+        return step
+
+    return make
+
+
+# A GPT-2 block's weights (7.1M values).
+_BLOCK_WEIGHTS = ((768, 2304), (768, 768), (768, 3072), (3072, 768), (3072,), (768,))
+
+
 def _uniform(*shapes):
     return lambda rng: [rng.uniform(-1, 1, s).astype(np.float32) for s in shapes]
 
@@ -135,6 +160,8 @@ CASES = [
     Case("embedding_fwd_bwd", _embedding, _ints((4, 128), 50257, (50257, 768))),
     Case("cross_entropy_fwd", _cross_entropy(False), _ce_arrays),
     Case("cross_entropy_fwd_bwd", _cross_entropy(True), _ce_arrays),
+    Case("adamw_step", _adam(False, np.float32), _uniform(*_BLOCK_WEIGHTS)),
+    Case("adam_amsgrad_f64_step", _adam(True, np.float64), _uniform(*_BLOCK_WEIGHTS)),
     Case("sdpa_causal_fwd", _sdpa, _uniform((8, 12, 512, 64), (8, 12, 512, 64), (8, 12, 512, 64))),
 ]
 
