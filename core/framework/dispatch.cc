@@ -509,15 +509,4 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
   return Results(schema, std::move(call.outputs));
 }
 
-std::vector<Value> CallAll(const std::string& op_name, std::vector<Value> args) {
-  return Dispatch(OpRegistry::Get(op_name), std::move(args));
-}
-
-TensorImplPtr Call(const std::string& op_name, std::vector<Value> args) {
-  auto out = CallAll(op_name, std::move(args));
-  OF_CHECK(!out.empty() && out[0].is_tensor(), RuntimeError, "op '", op_name,
-           "' returned no tensor");
-  return out[0].tensor();
-}
-
 }  // namespace oneflow

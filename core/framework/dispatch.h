@@ -78,9 +78,6 @@ struct BackwardCtx {
 // outputs: tensors, or tensor lists for Tensor[] returns.
 std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args);
 
-// Runs the op with this full name ("sum.dim") and returns its first output.
-TensorImplPtr Call(const std::string& op_name, std::vector<Value> args);
-std::vector<Value> CallAll(const std::string& op_name, std::vector<Value> args);
 
 // The broadcast of two shapes; throws RuntimeError naming `op` when they do not
 // broadcast: "The size of tensor a (3) must match the size of tensor b (4) at

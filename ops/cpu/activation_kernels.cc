@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "core/runtime/view_ops.h"
+#include "ops/api/ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/vec_types.h"
@@ -200,40 +201,53 @@ struct Spec {
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
 
-double S(const Value& v) { return v.scalar().d; }
+// A Scalar argument's value as a double.
+double S(const OpCall& c, ArgRef<Scalar> a) { return c.get(a).d; }
 
 // The formula family of a forward call. Elu's parameters are (alpha scale,
 // scale, input_scale) here, and the gradient's (see the Elu formula).
 Spec SpecOfCall(const OpCall& c) {
   const std::string& op = c.name();
   const std::string name = op.back() == '_' ? op.substr(0, op.size() - 1) : op;
-  const auto& a = c.args;
   if (name == "relu6") return {Kind::kHardtanh, {0, 6}};
-  if (name == "hardtanh") return {Kind::kHardtanh, {S(a[1]), S(a[2])}};
-  if (name == "threshold") return {Kind::kThreshold, {S(a[1]), S(a[2])}};
-  if (name == "leaky_relu") return {Kind::kLeakyRelu, {S(a[1])}};
-  if (name == "elu") return {Kind::kElu, {S(a[1]) * S(a[2]), S(a[2]), S(a[3])}};
+  if (name == "hardtanh")
+    return {Kind::kHardtanh, {S(c, arg::hardtanh::min_val), S(c, arg::hardtanh::max_val)}};
+  if (name == "threshold") {
+    return {Kind::kThreshold, {S(c, arg::threshold::threshold), S(c, arg::threshold::value)}};
+  }
+  if (name == "leaky_relu") return {Kind::kLeakyRelu, {S(c, arg::leaky_relu::negative_slope)}};
+  if (name == "elu") {
+    const double alpha = S(c, arg::elu::alpha), scale = S(c, arg::elu::scale);
+    return {Kind::kElu, {alpha * scale, scale, S(c, arg::elu::input_scale)}};
+  }
   if (name == "selu") return {Kind::kElu, {kSeluAlpha * kSeluScale, kSeluScale, 1}};
-  if (name == "celu") return {Kind::kElu, {S(a[1]), 1, 1 / S(a[1])}};
-  if (name == "gelu") return {a[1].str() == "tanh" ? Kind::kGeluTanh : Kind::kGelu, {}};
+  if (name == "celu") {
+    const double alpha = S(c, arg::celu::alpha);
+    return {Kind::kElu, {alpha, 1, 1 / alpha}};
+  }
+  if (name == "gelu")
+    return {c.get(arg::gelu::approximate) == "tanh" ? Kind::kGeluTanh : Kind::kGelu, {}};
   if (name == "quick_gelu") return {Kind::kSilu, {1.702}};
   if (name == "silu") return {Kind::kSilu, {1}};
   if (name == "mish") return {Kind::kMish, {}};
   if (name == "hardswish") return {Kind::kHardswish, {}};
   if (name == "hardsigmoid") return {Kind::kHardsigmoid, {}};
-  if (name == "hardshrink") return {Kind::kHardshrink, {S(a[1])}};
-  if (name == "softshrink") return {Kind::kSoftshrink, {S(a[1])}};
+  if (name == "hardshrink") return {Kind::kHardshrink, {S(c, arg::hardshrink::lambd)}};
+  if (name == "softshrink") return {Kind::kSoftshrink, {S(c, arg::softshrink::lambd)}};
   if (name == "tanhshrink") return {Kind::kTanhshrink, {}};
-  if (name == "softplus") return {Kind::kSoftplus, {S(a[1]), S(a[2])}};
+  if (name == "softplus")
+    return {Kind::kSoftplus, {S(c, arg::softplus::beta), S(c, arg::softplus::threshold)}};
   if (name == "softsign") return {Kind::kSoftsign, {}};
   if (name == "logsigmoid") return {Kind::kLogsigmoid, {}};
   OF_THROW(RuntimeError, "activation kernel called for unknown op '", op, "'");
 }
 
-// activation_backward(grad, self, kind, p0, p1, p2) and its double backward.
+// activation_backward(grad, self, kind, p0, p1, p2) and its double backward
+// (the same arguments).
+namespace act_bwd = arg::activation_backward;
 Spec SpecOfBackward(const OpCall& c) {
-  const std::string& k = c.args[2].str();
-  Params p{c.args[3].to_double(), c.args[4].to_double(), c.args[5].to_double()};
+  const std::string k = c.get(act_bwd::kind);
+  Params p{c.get(act_bwd::p0), c.get(act_bwd::p1), c.get(act_bwd::p2)};
   static const std::pair<const char*, Kind> kKinds[] = {
       {"hardtanh", Kind::kHardtanh},
       {"leaky_relu", Kind::kLeakyRelu},
@@ -263,7 +277,8 @@ bool IntegerForward(OpCall& c, const Spec& s) {
   DispatchIntegral(c.compute_dtype, c.name().c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T lo = static_cast<T>(s.p.p0), hi = static_cast<T>(s.p.p1);
-    TensorImplPtr x = c.tensor(0);
+    // self comes first in every forward activation.
+    TensorImplPtr x = c.tensor(arg::hardtanh::self);
     if (s.kind == Kind::kHardtanh) {
       UnaryLoop<T, T>(*x, *c.outputs[0], [=](T v) -> T { return v < lo ? lo : (v > hi ? hi : v); });
     } else {
@@ -276,17 +291,18 @@ bool IntegerForward(OpCall& c, const Spec& s) {
 void ActivationForwardKernel(OpCall& c) {
   const Spec s = SpecOfCall(c);
   if (IntegerForward(c, s)) return;
-  RunFormula(c, s.kind, Mode::kFwd, s.p, c.tensor(0), nullptr);
+  RunFormula(c, s.kind, Mode::kFwd, s.p, c.tensor(arg::hardtanh::self), nullptr);
 }
 
 void ActivationBackwardKernel(OpCall& c) {
   const Spec s = SpecOfBackward(c);
-  RunFormula(c, s.kind, Mode::kBwd, s.p, c.tensor(0), c.tensor(1));
+  RunFormula(c, s.kind, Mode::kBwd, s.p, c.tensor(act_bwd::grad_output), c.tensor(act_bwd::self));
 }
 
 void ActivationDoubleBackwardKernel(OpCall& c) {
   const Spec s = SpecOfBackward(c);
-  RunFormula(c, s.kind, Mode::kSecond, s.p, c.tensor(0), c.tensor(1));
+  RunFormula(c, s.kind, Mode::kSecond, s.p, c.tensor(act_bwd::grad_output),
+             c.tensor(act_bwd::self));
 }
 
 constexpr DeviceType kCPU = DeviceType::kCPU;
@@ -318,8 +334,8 @@ OF_KERNEL("activation_double_backward", kCPU, kFloatingDTypes, &ActivationDouble
 
 // x is (N, C, inner...) with one weight per channel, or any shape with one weight.
 void PreluKernel(OpCall& c) {
-  const TensorImplPtr x = Contiguous(c.tensor(0));
-  const TensorImplPtr w = Contiguous(c.tensor(1));
+  const TensorImplPtr x = Contiguous(c.tensor(arg::prelu::self));
+  const TensorImplPtr w = Contiguous(c.tensor(arg::prelu::weight));
   const TensorImplPtr& out = c.outputs[0];
   if (w->numel() == 1) {
     Params p;
@@ -357,9 +373,9 @@ OF_KERNEL("prelu", kCPU, kFloatingDTypes, &PreluKernel);
 
 // x is (outer, 2 H, inner): out = first half * sigmoid(second half).
 void GluKernel(OpCall& c) {
-  const TensorImplPtr x = Contiguous(c.tensor(0));
+  const TensorImplPtr x = Contiguous(c.tensor(arg::glu::self));
   const TensorImplPtr& out = c.outputs[0];
-  const int64_t dim = WrapDim(c.args[1].to_int(), x->ndim());
+  const int64_t dim = WrapDim(c.get(arg::glu::dim), x->ndim());
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < dim; ++d) outer *= x->shape()[d];
   for (int64_t d = dim + 1; d < x->ndim(); ++d) inner *= x->shape()[d];

@@ -40,6 +40,7 @@
 
 #include "core/framework/grad_mode.h"
 #include "core/runtime/view_ops.h"
+#include "ops/api/ops.h"
 #include "ops/cpu/blocked_gemm.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/onednn_cache.h"
@@ -629,9 +630,15 @@ void RunMatmul(OpCall& c, TensorImplPtr a, TensorImplPtr b, const TensorImplPtr&
 const Scalar kOne = Scalar::Int(1);
 const Scalar kZero = Scalar::Int(0);
 
-void MatmulKernel(OpCall& c) { RunMatmul(c, c.tensor(0), c.tensor(1), nullptr, kOne, kZero); }
+// matmul, mm, bmm, mv and dot: the two factors come first in each (mm's names).
+void MatmulKernel(OpCall& c) {
+  RunMatmul(c, c.tensor(arg::mm::self), c.tensor(arg::mm::mat2), nullptr, kOne, kZero);
+}
+// addmm and baddbmm (the same indices; addmm's names).
 void AddProductKernel(OpCall& c) {
-  RunMatmul(c, c.tensor(1), c.tensor(2), c.tensor(0), c.args[4].scalar(), c.args[3].scalar());
+  namespace a = arg::addmm;
+  RunMatmul(c, c.tensor(a::mat1), c.tensor(a::mat2), c.tensor(a::self), c.get(a::alpha),
+            c.get(a::beta));
 }
 
 // The oneDNN post-op of each activation a fused linear may end in (the names
@@ -658,9 +665,13 @@ Epilogue ActivationEpilogue(const std::string& act) {
 // The activation as an op on its own, for products oneDNN cannot run.
 TensorImplPtr Activate(const TensorImplPtr& h, const std::string& act) {
   if (act == "none") return h;
-  if (act == "gelu") return Call("gelu", {h, std::string("none")});
-  if (act == "gelu_tanh") return Call("gelu", {h, std::string("tanh")});
-  return Call(act, {h});  // relu, silu, sigmoid, tanh
+  if (act == "gelu") return ops::gelu(h, "none");
+  if (act == "gelu_tanh") return ops::gelu(h, "tanh");
+  if (act == "relu") return ops::relu(h);
+  if (act == "silu") return ops::silu(h);
+  if (act == "sigmoid") return ops::sigmoid(h);
+  if (act == "tanh") return ops::tanh(h);
+  OF_THROW(ValueError, "_fused_linear_act(): unknown activation '", act, "'");
 }
 
 // _fused_linear_act(input [n, k], weight [m, k], bias [m]?, activation) =
@@ -671,10 +682,12 @@ void FusedLinearActKernel(OpCall& c) {
   const TensorImplPtr& out = c.outputs[0];
   if (out->numel() == 0) return;
   const DType dtype = c.compute_dtype;
-  TensorImplPtr x = ToDType(c.tensor(0), dtype, false);
-  TensorImplPtr wt = Transpose(ToDType(c.tensor(1), dtype, false), 0, 1);
-  TensorImplPtr bias = c.has(2) ? Contiguous(ToDType(c.tensor(2), dtype, false)) : nullptr;
-  const std::string& act = c.args[3].str();
+  namespace a = arg::_fused_linear_act;
+  TensorImplPtr x = ToDType(c.tensor(a::input), dtype, false);
+  TensorImplPtr wt = Transpose(ToDType(c.tensor(a::weight), dtype, false), 0, 1);
+  TensorImplPtr bias =
+      c.has(a::bias) ? Contiguous(ToDType(c.tensor(a::bias), dtype, false)) : nullptr;
+  const std::string act = c.get(a::activation);
   const auto& s = out->storage();
   const bool fusable = (dtype == DType::kFloat32 || dtype == DType::kBFloat16) &&
                        out->dtype() == dtype && x->shape()[1] > 0 && x->storage() != s &&
@@ -684,7 +697,7 @@ void FusedLinearActKernel(OpCall& c) {
     return;
   }
   GradModeGuard no_grad(false);
-  TensorImplPtr h = bias ? Call("addmm", {bias, x, wt}) : Call("mm", {x, wt});
+  TensorImplPtr h = bias ? ops::addmm(bias, x, wt) : ops::mm(x, wt);
   CopyInto(Activate(h, act), out);
 }
 

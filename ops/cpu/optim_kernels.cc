@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "core/runtime/tensor_ops.h"
+#include "ops/api/ops.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/vec_types.h"
@@ -125,12 +126,13 @@ void SgdRange(const SgdScalars& s, T* p, const T* g, T* buf, int64_t b, int64_t 
 
 void FusedSgdKernel(OpCall& c) {
   const std::string op = c.name();
-  const TensorList& params = c.args[0].tensors();
-  const TensorList& grads = c.args[1].tensors();
-  const TensorList& bufs = c.args[2].tensors();
-  SgdScalars s{c.args[3].to_double(), c.args[4].to_double(), c.args[5].to_double(),
-               c.args[6].to_double(), c.args[7].to_bool(),   c.args[8].to_bool(),
-               c.args[9].to_bool()};
+  namespace a = arg::_fused_sgd_;
+  const TensorList& params = c.args[a::params].tensors();
+  const TensorList& grads = c.args[a::grads].tensors();
+  const TensorList& bufs = c.args[a::momentum_buffer_list].tensors();
+  SgdScalars s{c.get(a::weight_decay), c.get(a::momentum), c.get(a::lr),
+               c.get(a::dampening),    c.get(a::nesterov), c.get(a::maximize),
+               c.get(a::is_first_step)};
   CheckList(op, params, params, "params", true);
   CheckList(op, params, grads, "grads", false);
   if (s.momentum != 0) CheckList(op, params, bufs, "momentum_buffer_list", true);
@@ -234,16 +236,17 @@ double StepValue(const std::string& op, const TensorImplPtr& t, size_t i) {
 
 void FusedAdamKernel(OpCall& c, bool decoupled) {
   const std::string op = c.name();
-  const TensorList& params = c.args[0].tensors();
-  const TensorList& grads = c.args[1].tensors();
-  const TensorList& exp_avgs = c.args[2].tensors();
-  const TensorList& exp_avg_sqs = c.args[3].tensors();
-  const TensorList& max_exp_avg_sqs = c.args[4].tensors();
-  const TensorList& steps = c.args[5].tensors();
-  const double lr = c.args[6].to_double(), beta1 = c.args[7].to_double();
-  const double beta2 = c.args[8].to_double(), weight_decay = c.args[9].to_double();
-  const double eps = c.args[10].to_double();
-  const bool amsgrad = c.args[11].to_bool(), maximize = c.args[12].to_bool();
+  namespace a = arg::_fused_adam_;  // _fused_adamw_ has the same arguments
+  const TensorList& params = c.args[a::params].tensors();
+  const TensorList& grads = c.args[a::grads].tensors();
+  const TensorList& exp_avgs = c.args[a::exp_avgs].tensors();
+  const TensorList& exp_avg_sqs = c.args[a::exp_avg_sqs].tensors();
+  const TensorList& max_exp_avg_sqs = c.args[a::max_exp_avg_sqs].tensors();
+  const TensorList& steps = c.args[a::state_steps].tensors();
+  const double lr = c.get(a::lr), beta1 = c.get(a::beta1);
+  const double beta2 = c.get(a::beta2), weight_decay = c.get(a::weight_decay);
+  const double eps = c.get(a::eps);
+  const bool amsgrad = c.get(a::amsgrad), maximize = c.get(a::maximize);
   CheckList(op, params, params, "params", true);
   CheckList(op, params, grads, "grads", false);
   CheckList(op, params, exp_avgs, "exp_avgs", true);
