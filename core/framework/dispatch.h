@@ -78,7 +78,6 @@ struct BackwardCtx {
 // outputs: tensors, or tensor lists for Tensor[] returns.
 std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args);
 
-
 // The broadcast of two shapes; throws RuntimeError naming `op` when they do not
 // broadcast: "The size of tensor a (3) must match the size of tensor b (4) at
 // non-singleton dimension 1".
