@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 import torch
-from parity import OpCase, run_case
+from parity import OpCase, raises_like_torch, run_case
 
 import oneflow as flow
 
@@ -165,36 +165,25 @@ def test_long_sequences_match_torch():
     np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5)
 
 
-def _raises(fn):
-    with pytest.raises(Exception) as theirs:
-        fn(torch)
-    with pytest.raises(Exception) as ours:
-        fn(flow)
-    assert type(ours.value).__name__ == type(theirs.value).__name__, (
-        f"torch raised {type(theirs.value).__name__}: {theirs.value}; we raised {type(ours.value).__name__}: "
-        f"{ours.value}")
-    return str(ours.value)
-
-
 def test_errors():
     q = lambda m: m.ones(2, 3, 4, 8)
     k = lambda m: m.ones(2, 3, 5, 8)
     v = lambda m: m.ones(2, 3, 5, 6)
-    msg = _raises(lambda m: sdpa(m, q(m), m.ones(2, 3, 5, 7), v(m)))
+    msg = raises_like_torch(lambda m: sdpa(m, q(m), m.ones(2, 3, 5, 7), v(m)))
     assert "scaled_dot_product_attention" in msg and "[2, 3, 4, 8]" in msg and "[2, 3, 5, 7]" in msg
-    msg = _raises(lambda m: sdpa(m, q(m), k(m), m.ones(2, 3, 6, 6)))
+    msg = raises_like_torch(lambda m: sdpa(m, q(m), k(m), m.ones(2, 3, 6, 6)))
     assert "scaled_dot_product_attention" in msg and "[2, 3, 5, 8]" in msg and "[2, 3, 6, 6]" in msg
-    msg = _raises(lambda m: sdpa(m, q(m), m.ones(3, 3, 5, 8), m.ones(3, 3, 5, 6)))
+    msg = raises_like_torch(lambda m: sdpa(m, q(m), m.ones(3, 3, 5, 8), m.ones(3, 3, 5, 6)))
     assert "scaled_dot_product_attention" in msg and "2" in msg and "3" in msg
-    msg = _raises(lambda m: sdpa(m, q(m), k(m), v(m), attn_mask=m.ones(4, 6, dtype=m.bool)))
+    msg = raises_like_torch(lambda m: sdpa(m, q(m), k(m), v(m), attn_mask=m.ones(4, 6, dtype=m.bool)))
     assert "scaled_dot_product_attention" in msg and "[4, 6]" in msg
-    msg = _raises(lambda m: sdpa(m, q(m), k(m), v(m), attn_mask=m.ones(4, 5, dtype=m.int64)))
+    msg = raises_like_torch(lambda m: sdpa(m, q(m), k(m), v(m), attn_mask=m.ones(4, 5, dtype=m.int64)))
     assert "scaled_dot_product_attention" in msg and "attn_mask" in msg and "int64" in msg
-    msg = _raises(lambda m: sdpa(m, m.ones(8), m.ones(8), m.ones(8)))
+    msg = raises_like_torch(lambda m: sdpa(m, m.ones(8), m.ones(8), m.ones(8)))
     assert "scaled_dot_product_attention" in msg and "2 dimensional" in msg
-    msg = _raises(lambda m: sdpa(m, q(m), k(m), v(m), attn_mask=m.ones(4, 5, dtype=m.bool), is_causal=True))
+    msg = raises_like_torch(lambda m: sdpa(m, q(m), k(m), v(m), attn_mask=m.ones(4, 5, dtype=m.bool), is_causal=True))
     assert "scaled_dot_product_attention" in msg and "is_causal" in msg
-    msg = _raises(lambda m: sdpa(m, q(m), k(m).double(), v(m)))
+    msg = raises_like_torch(lambda m: sdpa(m, q(m), k(m).double(), v(m)))
     assert "scaled_dot_product_attention" in msg and "float64" in msg
-    msg = _raises(lambda m: sdpa(m, m.ones(2, 4, 4, 8), m.ones(2, 2, 5, 8), m.ones(2, 2, 5, 6)))
+    msg = raises_like_torch(lambda m: sdpa(m, m.ones(2, 4, 4, 8), m.ones(2, 2, 5, 8), m.ones(2, 2, 5, 6)))
     assert "scaled_dot_product_attention" in msg and "4" in msg and "2" in msg

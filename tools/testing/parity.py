@@ -210,3 +210,21 @@ def assert_script_passes_on_isa(script: str, isa: str) -> None:
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600,
                          check=False)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def raises_like_torch(fn: Callable, *, allow_subclass: bool = False) -> str:
+    """Runs ``fn(torch)`` and ``fn(oneflow)``: both must raise, and ours the same exception type
+    as torch's (by name; a subclass of it too when ``allow_subclass``). Returns our message, for
+    the caller's checks on what it says."""
+    import pytest
+
+    with pytest.raises(Exception) as theirs:
+        fn(torch)
+    with pytest.raises(Exception) as ours:
+        fn(flow)
+    same = type(ours.value).__name__ == type(theirs.value).__name__
+    assert same or (allow_subclass and isinstance(ours.value, type(theirs.value))), (
+        f"torch raised {type(theirs.value).__name__}: {theirs.value}; "
+        f"we raised {type(ours.value).__name__}: {ours.value}"
+    )
+    return str(ours.value)

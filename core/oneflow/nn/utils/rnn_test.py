@@ -15,6 +15,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
+from parity import raises_like_torch
 
 import oneflow as flow
 
@@ -141,17 +142,6 @@ def test_packed_sequence_class():
     assert utils.invert_permutation(None) is None
 
 
-def _raises(fn):
-    with pytest.raises(Exception) as theirs:
-        fn(torch)
-    with pytest.raises(Exception) as ours:
-        fn(flow)
-    assert type(ours.value).__name__ == type(theirs.value).__name__, (
-        f"torch raised {type(theirs.value).__name__}: {theirs.value}; we raised {type(ours.value).__name__}: "
-        f"{ours.value}")
-    return str(ours.value)
-
-
 @pytest.mark.parametrize("name, fn, words", [
     ("unsorted", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [3, 4, 2]), ["sorted"]),
     ("unsorted_zero_inside", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, 0, 3]), ["sorted"]),
@@ -179,7 +169,7 @@ def _raises(fn):
     ("pack_sequence_unsorted", lambda m: rnn_utils(m).pack_sequence([m.ones(3), m.ones(4)]), ["sorted"]),
 ])
 def test_bad_inputs_raise_like_torch(name, fn, words):
-    msg = _raises(fn)
+    msg = raises_like_torch(fn)
     for w in words:
         assert w in msg, (name, msg)
 
@@ -318,4 +308,4 @@ def _packed(m, lengths=(4, 3, 2), enforce_sorted=True, features=2):
     ("lstm_h0_batch", lambda m: m.nn.LSTM(2, 5)(_packed(m), (m.zeros(1, 2, 5), m.zeros(1, 2, 5)))),
 ])
 def test_recurrent_layer_bad_packed_inputs_raise_like_torch(name, fn):
-    _raises(fn)
+    raises_like_torch(fn)
