@@ -65,6 +65,34 @@ struct Moments {
   void Merge(const Moments& o) { Merge(o.n, o.mean, o.m2); }
 };
 
+// Partial sums per reduction: kLanes independent accumulators (several vector
+// registers on every instruction set), so consecutive adds do not wait on each
+// other; with one accumulator an AVX2 reduction is bound by the add latency.
+constexpr int kLanes = 32;
+
+// sum(x[i]) and sum((x[i] - m)^2) over len values, in kLanes partial sums.
+template <typename T, bool kSquaredDeviation>
+OF_INLINE AccT<T> LaneSum(const T* x, int64_t len, AccT<T> m) {
+  using A = AccT<T>;
+  A acc[kLanes] = {};
+  auto term = [m](A v) OF_INLINE_LAMBDA {
+    if constexpr (kSquaredDeviation) {
+      return (v - m) * (v - m);
+    } else {
+      return v;
+    }
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= len; i += kLanes) {
+#pragma omp simd
+    for (int j = 0; j < kLanes; ++j) acc[j] += term(static_cast<A>(x[i + j]));
+  }
+  A s = 0;
+  for (; i < len; ++i) s += term(static_cast<A>(x[i]));
+  for (int j = 0; j < kLanes; ++j) s += acc[j];
+  return s;
+}
+
 // Moments of n contiguous values: per block of kBlock values (in cache) the
 // mean, then the squared deviations from it; blocks merge in double.
 template <typename T>
@@ -73,18 +101,8 @@ OF_INLINE Moments SpanMoments(const T* x, int64_t n) {
   Moments mo;
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t len = std::min(kBlock, n - b);
-    const T* xb = x + b;
-    A s = 0;
-#pragma omp simd reduction(+ : s)
-    for (int64_t i = 0; i < len; ++i) s += static_cast<A>(xb[i]);
-    const A m = s / static_cast<A>(len);
-    A q = 0;
-#pragma omp simd reduction(+ : q)
-    for (int64_t i = 0; i < len; ++i) {
-      const A d = static_cast<A>(xb[i]) - m;
-      q += d * d;
-    }
-    mo.Merge(static_cast<double>(len), m, q);
+    const A m = LaneSum<T, false>(x + b, len, A(0)) / static_cast<A>(len);
+    mo.Merge(static_cast<double>(len), m, LaneSum<T, true>(x + b, len, m));
   }
   return mo;
 }

@@ -39,14 +39,7 @@ OF_INLINE double SquareSum(const T* x, int64_t n) {
   using A = AccT<T>;
   double total = 0;
   for (int64_t b = 0; b < n; b += kBlock) {
-    const int64_t e = std::min(n, b + kBlock);
-    A part = 0;
-#pragma omp simd reduction(+ : part)
-    for (int64_t i = b; i < e; ++i) {
-      const A v = static_cast<A>(x[i]);
-      part += v * v;
-    }
-    total += part;
+    total += LaneSum<T, /*kSquaredDeviation=*/true>(x + b, std::min(kBlock, n - b), A(0));
   }
   return total;
 }
