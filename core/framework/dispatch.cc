@@ -398,6 +398,8 @@ namespace {
 void InferElementwiseImpl(OpCall& call, int mode) {
   std::vector<const Value*> operands;
   std::vector<const TensorImpl*> tensors;
+  operands.reserve(call.args.size());
+  tensors.reserve(call.args.size());
   DimVector shape;
   bool first = true;
   for (size_t i = 0; i < call.args.size(); ++i) {
@@ -485,6 +487,7 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
   if (direct) {
     call.outputs = {inplace_target};
   } else {
+    call.outputs.reserve(call.out_meta.size());
     for (const OutMeta& m : call.out_meta) {
       call.outputs.push_back(
           m.stride.empty() ? TensorImpl::Empty(m.shape, m.dtype, call.device)
