@@ -130,6 +130,12 @@ from oneflow._tensor_ops import __all__ as _tensor_ops_all
 from oneflow.amp.autocast_mode import *
 from oneflow.serialization import load, save
 
+# OneFlow's own API where PyTorch has no such name or other semantics (issue 15).
+from oneflow._oneflow_api import *  # noqa: F403
+from oneflow._oneflow_api import __all__ as _oneflow_api_all
+from oneflow._oneflow_ops import *  # noqa: F403
+from oneflow._oneflow_ops import __all__ as _oneflow_ops_all
+
 _op_names = _install_ops(globals())
 
 # OneFlow's fused layers are also reached as oneflow._C.<name>, as OneFlow code calls them.
@@ -237,3 +243,4 @@ __all__ = [
 __all__.extend(_op_names)  # the ops derived from the registry
 __all__.extend(n for n in _tensor_ops_all if n not in __all__)
 __all__.append("linalg")
+__all__.extend(n for n in (*_oneflow_api_all, *_oneflow_ops_all) if n not in __all__)
