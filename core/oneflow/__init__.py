@@ -130,13 +130,14 @@ from oneflow._tensor_ops import __all__ as _tensor_ops_all
 from oneflow.amp.autocast_mode import *
 from oneflow.serialization import load, save
 
-# OneFlow's own API where PyTorch has no such name or other semantics (issue 15).
-from oneflow._oneflow_api import *  # noqa: F403
-from oneflow._oneflow_api import __all__ as _oneflow_api_all
-from oneflow._oneflow_ops import *  # noqa: F403
-from oneflow._oneflow_ops import __all__ as _oneflow_ops_all
-
 _op_names = _install_ops(globals())
+
+# OneFlow's own API where PyTorch has no such name or other semantics (issue 15); after the
+# registry's ops, so that a OneFlow signature of an op (flow.matmul(..., transpose_a=)) wins.
+from oneflow._oneflow_api import *
+from oneflow._oneflow_api import __all__ as _oneflow_api_all
+from oneflow._oneflow_ops import *
+from oneflow._oneflow_ops import __all__ as _oneflow_ops_all
 
 # OneFlow's fused layers are also reached as oneflow._C.<name>, as OneFlow code calls them.
 for _fused in ("fused_linear", "fused_matmul_bias", "fused_mlp"):
