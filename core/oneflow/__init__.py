@@ -134,6 +134,8 @@ _op_names = _install_ops(globals())
 
 # OneFlow's own API where PyTorch has no such name or other semantics (issue 15); after the
 # registry's ops, so that a OneFlow signature of an op (flow.matmul(..., transpose_a=)) wins.
+from oneflow._compat import *
+from oneflow._compat import __all__ as _compat_all
 from oneflow._oneflow_api import *
 from oneflow._oneflow_api import __all__ as _oneflow_api_all
 from oneflow._oneflow_ops import *
@@ -244,4 +246,4 @@ __all__ = [
 __all__.extend(_op_names)  # the ops derived from the registry
 __all__.extend(n for n in _tensor_ops_all if n not in __all__)
 __all__.append("linalg")
-__all__.extend(n for n in (*_oneflow_api_all, *_oneflow_ops_all) if n not in __all__)
+__all__.extend(n for n in (*_compat_all, *_oneflow_api_all, *_oneflow_ops_all) if n not in __all__)

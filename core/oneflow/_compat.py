@@ -1,0 +1,275 @@
+"""Names OneFlow's API reference (and PyTorch) list that are aliases or short compositions of this
+package's ops: ``oneflow.concat``, ``oneflow.clip``, ``oneflow.arccos``, ``oneflow.movedim``,
+``oneflow.hsplit``, ``oneflow.equal``, ``oneflow.broadcast_like``, ``Tensor.unfold``, ... Each
+checks its arguments as PyTorch (or, for OneFlow-only names, OneFlow) does."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+
+import oneflow as _flow
+
+_Tensor = _flow.Tensor
+
+
+def _check_tensor(fn: str, name: str, value) -> None:
+    if not isinstance(value, _Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(value).__name__}")
+
+
+# ---- aliases of ops that exist under PyTorch's other name --------------------------------------
+
+_ALIASES = {
+    "arccos": "acos",
+    "arccosh": "acosh",
+    "arcsin": "asin",
+    "arcsinh": "asinh",
+    "arctan": "atan",
+    "arctanh": "atanh",
+    "clip": "clamp",
+    "negative": "neg",
+    "concat": "cat",
+    "swapaxes": "transpose",
+    "swapdims": "transpose",
+}
+# Tensor methods with the same aliases (in-place ones too, where the method exists).
+_METHOD_ALIASES = {
+    **{k: v for k, v in _ALIASES.items() if k not in ("concat",)},
+    "clip_": "clamp_",
+    "negative_": "neg_",
+    "ndimension": "dim",
+}
+
+
+def is_floating_point(input) -> bool:
+    """Whether ``input``'s dtype is a floating point type."""
+    _check_tensor("is_floating_point", "input", input)
+    return input.is_floating_point()
+
+
+def is_nonzero(input) -> bool:
+    """Whether the single value of a one-element tensor is nonzero."""
+    _check_tensor("is_nonzero", "input", input)
+    n = input.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins.bool(input.reshape(()).item() != 0)
+
+
+def argwhere(input):
+    """The indices of the nonzero elements, one row per element: (count, input.dim())."""
+    _check_tensor("argwhere", "input", input)
+    return _flow.nonzero(input)
+
+
+def equal(input, other) -> bool:
+    """True when both tensors have the same shape and the same values."""
+    _check_tensor("equal", "input", input)
+    _check_tensor("equal", "other", other)
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return builtins.bool(_flow.eq(input, other).all().item())
+
+
+def _dims(fn: str, name: str, value, ndim: int) -> list:
+    dims = [value] if isinstance(value, int) else list(value)
+    out = []
+    for d in dims:
+        if not isinstance(d, int) or isinstance(d, builtins.bool):
+            raise TypeError(f"{fn}(): argument '{name}' must be int or tuple of ints, got {value!r}")
+        if not -ndim <= d < max(ndim, 1):
+            raise IndexError(
+                f"{fn}(): Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {d})"
+            )
+        out.append(d % ndim if ndim else 0)
+    return out
+
+
+def movedim(input, source, destination):
+    """Moves the dims ``source`` of ``input`` to the positions ``destination``; the others keep
+    their order."""
+    _check_tensor("movedim", "input", input)
+    nd = input.dim()
+    src = _dims("movedim", "source", source, nd)
+    dst = _dims("movedim", "destination", destination, nd)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same "
+            f"number of dims as destination ({dst} dims)"
+        )
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    order = [-1] * nd
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(nd) if d not in src)
+    order = [o if o >= 0 else next(rest) for o in order]
+    return input.permute(*order)
+
+
+def _split_along(fn: str, input, indices_or_sections, dim: int):
+    if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, builtins.bool):
+        size = input.shape[dim]
+        if indices_or_sections <= 0 or size % indices_or_sections != 0:
+            raise RuntimeError(
+                f"{fn} attempted to split along dimension {dim}, but the size of the dimension {size} "
+                f"is not divisible by the split_size {indices_or_sections}!"
+            )
+        return _flow.tensor_split(input, indices_or_sections, dim)
+    if isinstance(indices_or_sections, Sequence):
+        return _flow.tensor_split(input, list(indices_or_sections), dim)
+    raise TypeError(
+        f"{fn}(): argument 'indices_or_sections' must be int or sequence of ints, "
+        f"not {type(indices_or_sections).__name__}"
+    )
+
+
+def hsplit(input, indices_or_sections):
+    """Splits ``input`` along dim 1 (dim 0 for a 1-D tensor), as ``tensor_split`` does; an int
+    must divide the dim."""
+    _check_tensor("hsplit", "input", input)
+    if input.dim() < 1:
+        raise RuntimeError(
+            f"torch.hsplit requires a tensor with at least 1 dimension, but got a tensor with {input.dim()} dimensions!"
+        )
+    return _split_along("torch.hsplit", input, indices_or_sections, 0 if input.dim() == 1 else 1)
+
+
+def vsplit(input, indices_or_sections):
+    """Splits ``input`` (at least 2-D) along dim 0, as ``tensor_split`` does; an int must divide
+    the dim."""
+    _check_tensor("vsplit", "input", input)
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"torch.vsplit requires a tensor with at least 2 dimension, but got a tensor with {input.dim()} dimensions!"
+        )
+    return _split_along("torch.vsplit", input, indices_or_sections, 0)
+
+
+def broadcast_like(input, like, broadcast_axes=None):
+    """OneFlow's ``broadcast_like``: ``input`` broadcast to ``like``'s shape. ``broadcast_axes``
+    names the dims of ``like`` that ``input`` is broadcast along (``input`` holds ``like``'s shape
+    with those dims removed or set to 1); by default, the leading dims ``input`` lacks and those
+    where it has size 1."""
+    _check_tensor("broadcast_like", "input", input)
+    _check_tensor("broadcast_like", "like", like)
+    target = tuple(like.shape)
+    if broadcast_axes is None:
+        return input.expand(*target) if input.dim() <= len(target) else _too_many(input, like)
+    axes = set(_dims("broadcast_like", "broadcast_axes", broadcast_axes, len(target)))
+    reduced = [1 if i in axes else n for i, n in enumerate(target)]
+    count = 1
+    for n in reduced:
+        count *= n
+    if input.numel() != count:
+        raise RuntimeError(
+            f"broadcast_like(): input of shape {tuple(input.shape)} does not match like's shape {target} "
+            f"without the broadcast axes {sorted(axes)} ({tuple(reduced)})"
+        )
+    return input.reshape(*reduced).expand(*target)
+
+
+def _too_many(input, like):
+    raise RuntimeError(
+        f"broadcast_like(): input of shape {tuple(input.shape)} has more dims than like's shape {tuple(like.shape)}"
+    )
+
+
+def floor_(input):
+    """In-place ``floor``."""
+    _check_tensor("floor_", "input", input)
+    return input.floor_()
+
+
+def sin_(input):
+    """In-place ``sin``."""
+    _check_tensor("sin_", "input", input)
+    return input.sin_()
+
+
+# ---- Tensor methods -----------------------------------------------------------------------------
+
+
+def _unfold(self, dimension: int, size: int, step: int):
+    """Tensor.unfold: every slice of ``size`` elements along ``dimension``, ``step`` apart, as a
+    new last dim (a view)."""
+    nd = self.dim()
+    d = _dims("unfold", "dimension", dimension, nd)[0]
+    length = self.shape[d] if nd else 1
+    if size < 0 or size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    strides = list(self.stride()) if nd else []
+    shape = list(self.shape)
+    if nd == 0:
+        return self.reshape(1)
+    shape[d] = (length - size) // step + 1
+    new_strides = list(strides)
+    new_strides[d] = strides[d] * step
+    return self.as_strided([*shape, size], [*new_strides, strides[d]], self.storage_offset())
+
+
+def _where(self, condition, y):
+    """Tensor.where(condition, y): self where condition holds, else y."""
+    return _flow.where(condition, self, y)
+
+
+def _get_device(self) -> int:
+    """The CUDA device index of the tensor; -1 for a CPU tensor."""
+    return self.device.index if self.device.type == "cuda" else -1
+
+
+def _zeros_(self):
+    """Fills the tensor with zeros in place (OneFlow's Tensor.zeros_)."""
+    return self.fill_(0)
+
+
+def _to_consistent(self, *args, **kwargs):
+    """OneFlow's former name of ``to_global``."""
+    return self.to_global(*args, **kwargs)
+
+
+def _install() -> list:
+    names = []
+    namespace = globals()
+    for alias, target in _ALIASES.items():
+        fn = getattr(_flow, target)
+        namespace[alias] = fn
+        names.append(alias)
+    for alias, target in _METHOD_ALIASES.items():
+        if hasattr(_Tensor, target) and not hasattr(_Tensor, alias):
+            setattr(_Tensor, alias, getattr(_Tensor, target))
+    methods = {
+        "argwhere": argwhere,
+        "unfold": _unfold,
+        "where": _where,
+        "get_device": _get_device,
+        "zeros_": _zeros_,
+        "to_consistent": _to_consistent,
+        "is_lazy": property(lambda self: False, doc="False: eager tensors are never lazy (nn.Graph's are)."),
+    }
+    for name, value in methods.items():
+        if not hasattr(_Tensor, name):
+            setattr(_Tensor, name, value)
+    return names
+
+
+__all__ = [
+    *_install(),
+    "is_floating_point",
+    "is_nonzero",
+    "argwhere",
+    "equal",
+    "movedim",
+    "hsplit",
+    "vsplit",
+    "broadcast_like",
+    "floor_",
+    "sin_",
+]
