@@ -180,6 +180,37 @@ def _too_many(input, like):
     )
 
 
+def _slices(fn: str, input, slice_tup_list) -> tuple:
+    if not isinstance(slice_tup_list, Sequence) or len(slice_tup_list) > input.dim():
+        raise ValueError(
+            f"{fn}(): slice_tup_list must be a sequence of at most {input.dim()} (start, stop, step) triples, "
+            f"got {slice_tup_list!r}"
+        )
+    out = []
+    for i, triple in enumerate(slice_tup_list):
+        if not isinstance(triple, Sequence) or len(triple) != 3:
+            raise ValueError(f"{fn}(): slice_tup_list[{i}] must be (start, stop, step), got {triple!r}")
+        start, stop, step = triple
+        if step is not None and step <= 0:
+            raise ValueError(f"{fn}(): slice step must be positive, got {step} for dim {i}")
+        out.append(builtins.slice(start, stop, step))
+    return tuple(out)
+
+
+def slice(input, slice_tup_list):
+    """OneFlow's ``slice``: a new tensor holding ``input`` sliced by one (start, stop, step) per
+    leading dim (None for a bound means the end, as in Python)."""
+    _check_tensor("slice", "input", input)
+    return input[_slices("slice", input, slice_tup_list)].clone()
+
+
+def logical_slice(input, slice_tup_list):
+    """OneFlow's ``logical_slice``: ``slice`` of the logical (whole) tensor, for global tensors as
+    for local ones."""
+    _check_tensor("logical_slice", "input", input)
+    return input[_slices("logical_slice", input, slice_tup_list)].clone()
+
+
 def floor_(input):
     """In-place ``floor``."""
     _check_tensor("floor_", "input", input)
@@ -272,4 +303,6 @@ __all__ = [
     "broadcast_like",
     "floor_",
     "sin_",
+    "slice",
+    "logical_slice",
 ]

@@ -149,3 +149,20 @@ def test_bad_arguments_name_the_function():
         flow.movedim(flow.zeros(2, 2), "0", 1)
     with pytest.raises(TypeError, match=r"hsplit\(\): argument 'indices_or_sections'"):
         flow.hsplit(flow.zeros(2, 2), 1.5)
+
+
+def test_slice_and_logical_slice():
+    a = np.arange(3 * 6 * 9, dtype=np.float32).reshape(3, 6, 9)
+    x = flow.tensor(a)
+    for fn in (flow.slice, flow.logical_slice):
+        y = fn(x, [[None, None, None], [0, 5, 2], [0, 6, 3]])
+        np.testing.assert_array_equal(y.numpy(), a[:, 0:5:2, 0:6:3])
+        y += 1  # a new tensor: x is unchanged
+        np.testing.assert_array_equal(x.numpy(), a)
+    np.testing.assert_array_equal(flow.slice(x, [[1, 3, 1]]).numpy(), a[1:3])
+    with pytest.raises(ValueError, match=r"slice\(\): slice step must be positive"):
+        flow.slice(x, [[0, 2, 0]])
+    with pytest.raises(ValueError, match=r"slice_tup_list\[0\] must be \(start, stop, step\)"):
+        flow.slice(x, [[0, 2]])
+    with pytest.raises(ValueError, match="at most 3"):
+        flow.logical_slice(x, [[0, 1, 1]] * 4)
