@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import oneflow
-from oneflow.optim.optimizer import Optimizer, ParamsT, _check_lr, _check_nonnegative, _to_scalar, _zero_step
+from oneflow.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    _check_flag,
+    _check_lr,
+    _check_nonnegative,
+    _to_scalar,
+    _zero_step,
+)
 
 __all__ = ["Adagrad"]
 
@@ -32,6 +40,8 @@ class Adagrad(Optimizer):
         eps (float): term added to the denominator (default: 1e-10).
         foreach (bool, optional): accepted for PyTorch compatibility (no effect).
         maximize (bool): maximize the objective (default: ``False``).
+        contiguous_params (bool): OneFlow's packing of a group's parameters into one
+            buffer; accepted, the update is the same (default: ``False``).
 
     As in PyTorch, the state (``step`` and ``sum``) is created for every
     parameter when the optimizer is constructed.
@@ -48,7 +58,9 @@ class Adagrad(Optimizer):
         foreach: bool | None = None,
         *,
         maximize: bool = False,
+        contiguous_params: bool = False,
     ) -> None:
+        _check_flag(type(self).__name__, "contiguous_params", contiguous_params)
         _check_lr(lr)
         _check_nonnegative("lr_decay", lr_decay)
         _check_nonnegative("weight_decay", weight_decay)

@@ -9,6 +9,7 @@ from oneflow.optim.optimizer import (
     Optimizer,
     ParamsT,
     _check_betas,
+    _check_flag,
     _check_lr,
     _check_nonnegative,
     _init_adam_state,
@@ -42,6 +43,11 @@ class Adam(Optimizer):
         eps (float): :math:`\epsilon` added to the denominator (default: 1e-8).
         weight_decay (float): :math:`\lambda` (default: 0).
         amsgrad (bool): use the AMSGrad variant (default: ``False``).
+        do_bias_correction (bool): OneFlow's switch: ``False`` drops the bias
+            corrections :math:`1 - \beta_1^t` and :math:`\sqrt{1 - \beta_2^t}`
+            above (default: ``True``).
+        contiguous_params (bool): OneFlow's switch for packing a group's parameters
+            into one buffer; accepted, the update is the same (default: ``False``).
         foreach (bool, optional): ``False`` updates parameter by parameter; ``None``
             (default) or ``True`` updates all parameters of a group with one fused
             multi-tensor kernel when they are dense CPU tensors of one dtype.
@@ -61,12 +67,16 @@ class Adam(Optimizer):
         eps: float = 1e-8,
         weight_decay: float = 0,
         amsgrad: bool = False,
+        do_bias_correction: bool = True,
+        contiguous_params: bool = False,
         *,
         foreach: bool | None = None,
         maximize: bool = False,
         decoupled_weight_decay: bool = False,
         fused: bool | None = None,
     ) -> None:
+        _check_flag(type(self).__name__, "do_bias_correction", do_bias_correction)
+        _check_flag(type(self).__name__, "contiguous_params", contiguous_params)
         _check_lr(lr)
         _check_nonnegative("epsilon", eps)
         _check_betas(betas)
@@ -77,6 +87,7 @@ class Adam(Optimizer):
             "eps": eps,
             "weight_decay": weight_decay,
             "amsgrad": amsgrad,
+            "do_bias_correction": do_bias_correction,
             "maximize": maximize,
             "foreach": foreach,
             "decoupled_weight_decay": decoupled_weight_decay,
@@ -90,6 +101,7 @@ class Adam(Optimizer):
             group.setdefault("amsgrad", False)
             group.setdefault("maximize", False)
             group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("do_bias_correction", True)
 
     @oneflow.no_grad()
     def step(self, closure=None):
@@ -105,10 +117,14 @@ class Adam(Optimizer):
             eps, weight_decay = group["eps"], group["weight_decay"]
             amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
             maximize = group["maximize"]
+            bias_correction = group.get("do_bias_correction", True)
             items = self._grads(group)
             keys = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
-            if _fusable(group, items, keys) and all(
-                not s or isinstance(s.get("step"), oneflow.Tensor) for _, _, s in items
+            # The fused kernel always corrects the bias; without correction, step per parameter.
+            if (
+                bias_correction
+                and _fusable(group, items, keys)
+                and all(not s or isinstance(s.get("step"), oneflow.Tensor) for _, _, s in items)
             ):
                 self._fused_step(items, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled)
                 continue
@@ -132,9 +148,12 @@ class Adam(Optimizer):
                     # In-place running maximum: clamp_(min=) keeps the state tensor's identity.
                     exp_avg_sq = state["max_exp_avg_sq"].clamp_(min=exp_avg_sq)
 
-                step_size = lr / (1 - beta1**step)
-                bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-                denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
+                if bias_correction:
+                    step_size = lr / (1 - beta1**step)
+                    denom = exp_avg_sq.sqrt().div_((1 - beta2**step) ** 0.5).add_(eps)
+                else:
+                    step_size = lr
+                    denom = exp_avg_sq.sqrt().add_(eps)
                 p.addcdiv_(exp_avg, denom, value=-step_size)
         return loss
 

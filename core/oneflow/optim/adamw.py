@@ -23,6 +23,9 @@ class AdamW(Adam):
         eps (float): term added to the denominator (default: 1e-8).
         weight_decay (float): decoupled weight decay :math:`\lambda` (default: 1e-2).
         amsgrad (bool): use the AMSGrad variant (default: ``False``).
+        do_bias_correction (bool): OneFlow's switch; ``False`` skips Adam's bias
+            corrections (default: ``True``).
+        contiguous_params (bool): OneFlow's parameter packing; accepted, same update.
         maximize (bool): maximize the objective (default: ``False``).
         foreach (bool, optional): ``False`` updates parameter by parameter; ``None``
             (default) or ``True`` uses one fused multi-tensor kernel per group when the
@@ -38,6 +41,8 @@ class AdamW(Adam):
         eps: float = 1e-8,
         weight_decay: float = 1e-2,
         amsgrad: bool = False,
+        do_bias_correction: bool = True,
+        contiguous_params: bool = False,
         *,
         maximize: bool = False,
         foreach: bool | None = None,
@@ -50,6 +55,8 @@ class AdamW(Adam):
             eps,
             weight_decay,
             amsgrad,
+            do_bias_correction,
+            contiguous_params,
             foreach=foreach,
             maximize=maximize,
             decoupled_weight_decay=True,

@@ -9,6 +9,7 @@ from oneflow.optim.optimizer import (
     Optimizer,
     ParamsT,
     _check_betas,
+    _check_flag,
     _check_lr,
     _check_nonnegative,
     _init_adam_state,
@@ -47,6 +48,8 @@ class LAMB(Optimizer):
         adam_w_mode (bool): decoupled weight decay (default: ``True``).
         do_bias_correction (bool): divide the moments by :math:`1 - \beta^t` (default: ``True``).
         amsgrad (bool): use the running maximum of :math:`v_t` (default: ``False``).
+        contiguous_params (bool): OneFlow's packing of a group's parameters into one
+            buffer; accepted, the update is the same (default: ``False``).
 
     State per parameter: ``step``, ``exp_avg``, ``exp_avg_sq`` (and
     ``max_exp_avg_sq`` with ``amsgrad``). ``Lamb`` is another name for this class.
@@ -62,7 +65,9 @@ class LAMB(Optimizer):
         adam_w_mode: bool = True,
         do_bias_correction: bool = True,
         amsgrad: bool = False,
+        contiguous_params: bool = False,
     ) -> None:
+        _check_flag(type(self).__name__, "contiguous_params", contiguous_params)
         _check_lr(lr)
         _check_nonnegative("epsilon", eps)
         _check_betas(betas)

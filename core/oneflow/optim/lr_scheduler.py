@@ -5,7 +5,10 @@ group's ``initial_lr`` and performs step 0; each ``step()`` then moves to the
 next epoch. Most schedulers update the learning rate multiplicatively from the
 current ``group["lr"]`` (so several can be composed, e.g. by
 :class:`ChainedScheduler`); ``step(epoch)`` (deprecated, as in PyTorch) uses the
-closed form where one exists. :class:`WarmupLR` is OneFlow's.
+closed form where one exists. OneFlow's own schedulers and spellings
+(:class:`WarmupLR`, :class:`CosineDecayLR`, OneFlow's :class:`PolynomialLR`
+arguments, ``last_step=``/``verbose=``) live in
+:mod:`oneflow.optim.oneflow_lr_scheduler` and are re-exported here.
 
 A scheduler's ``state_dict()`` is its ``__dict__`` without the optimizer, as in
 PyTorch, so scheduler state dicts have the same keys in both frameworks.
@@ -22,11 +25,13 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from oneflow.optim.optimizer import Optimizer
+from oneflow.optim.scheduler_keywords import accept_oneflow_keywords
 
 __all__ = [
     "ChainedScheduler",
     "ConstantLR",
     "CosineAnnealingLR",
+    "CosineDecayLR",
     "CosineAnnealingWarmRestarts",
     "CyclicLR",
     "ExponentialLR",
@@ -85,6 +90,22 @@ class LRScheduler:
 
     _get_lr_called_within_step: bool = False
     _is_initial: bool = False
+    verbose: bool = False
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "_accepts_oneflow_keywords", False):
+            cls.__init__ = accept_oneflow_keywords(init)
+
+    @property
+    def last_step(self) -> int:
+        """OneFlow's name for :attr:`last_epoch` (its schedulers count steps)."""
+        return self.last_epoch
+
+    @last_step.setter
+    def last_step(self, value: int) -> None:
+        self.last_epoch = value
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -151,6 +172,13 @@ class LRScheduler:
             warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
+    def _set_lrs(self, values: Iterable[float]) -> None:
+        for i, (group, lr) in enumerate(zip(self.optimizer.param_groups, values)):
+            group["lr"] = lr
+            if self.verbose:  # OneFlow's verbose=: report each new lr
+                print(f"Last step {self.last_epoch} of {type(self).__name__}: lr of param_groups[{i}] set to {lr}")
+        self._last_lr = _group_values(self.optimizer, "lr")
+
     def _update_lr(self, epoch: int | None = None) -> None:
         self._get_lr_called_within_step = True
         try:
@@ -163,9 +191,7 @@ class LRScheduler:
                 values = closed_form() if closed_form is not None else self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = _group_values(self.optimizer, "lr")
+        self._set_lrs(values)
 
 
 _LRScheduler = LRScheduler
@@ -965,9 +991,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             values = self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = _group_values(self.optimizer, "lr")
+        self._set_lrs(values)
 
 
 class OneCycleLR(LRScheduler):
@@ -1110,112 +1134,5 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
-class WarmupLR(LRScheduler):
-    r"""Warms up the learning rate of another scheduler (or of a bare optimizer). OneFlow's scheduler.
-
-    Let :math:`\eta_t` be the lr the wrapped scheduler gives at epoch :math:`t`
-    (a constant ``initial_lr`` when an optimizer is given) and :math:`n` =
-    ``warmup_iters``. This scheduler sets the lr to :math:`f_t \eta_t` with
-
-    .. math::
-        f_t = \begin{cases}
-            w + (1 - w)\, t / n & t < n, \text{ "linear"} \\
-            w & t < n, \text{ "constant"} \\
-            1 & t \ge n
-        \end{cases}
-
-    where :math:`w` = ``warmup_factor``: the factor rises linearly from
-    :math:`w` to 1 (or stays at :math:`w`) during the first :math:`n` epochs,
-    after which the wrapped scheduler's lr is used unchanged. The wrapped
-    scheduler is stepped together with this one and never sees the factor
-    (its chainable updates start from its own unwarmed lr). With
-    ``warmup_prefix=True`` the wrapped scheduler is held at its epoch 0 during
-    the warmup and starts stepping afterwards, i.e. :math:`\eta_{t - n}`
-    replaces :math:`\eta_t` for :math:`t \ge n`.
-
-    Args:
-        scheduler_or_optimizer: the scheduler to wrap, or an optimizer (warmup to its lr).
-        warmup_factor (float): :math:`w`, the factor at epoch 0 (default: 1/3).
-        warmup_iters (int): :math:`n`, the number of warmup epochs (default: 5).
-        warmup_method (str): ``"linear"`` or ``"constant"`` (default: ``"linear"``).
-        warmup_prefix (bool): run the warmup before the wrapped scheduler instead
-            of over its first epochs (default: ``False``).
-        last_epoch (int): index of the last epoch (default: -1).
-    """
-
-    def __init__(
-        self,
-        scheduler_or_optimizer: LRScheduler | Optimizer,
-        warmup_factor: float = 1.0 / 3,
-        warmup_iters: int = 5,
-        warmup_method: str = "linear",
-        warmup_prefix: bool = False,
-        last_epoch: int = -1,
-    ) -> None:
-        if warmup_method not in ("linear", "constant"):
-            raise ValueError(f"warmup_method must be 'linear' or 'constant', but got {warmup_method!r}")
-        if not isinstance(warmup_iters, int) or warmup_iters < 0:
-            raise ValueError(f"Expected a non-negative integer warmup_iters, but got {warmup_iters}")
-        if isinstance(scheduler_or_optimizer, LRScheduler):
-            if isinstance(scheduler_or_optimizer, ReduceLROnPlateau):
-                raise ValueError("WarmupLR cannot wrap ReduceLROnPlateau: its step needs a metric")
-            self._scheduler: LRScheduler | None = scheduler_or_optimizer
-            optimizer = scheduler_or_optimizer.optimizer
-        elif isinstance(scheduler_or_optimizer, Optimizer):
-            self._scheduler = None
-            optimizer = scheduler_or_optimizer
-        else:
-            raise TypeError(f"{type(scheduler_or_optimizer).__name__} is neither an LRScheduler nor an Optimizer")
-        self.warmup_factor = warmup_factor
-        self.warmup_iters = warmup_iters
-        self.warmup_method = warmup_method
-        self.warmup_prefix = warmup_prefix
-        # The lrs without the warmup factor: the wrapped scheduler's latest ones.
-        self._inner_lrs = None
-        super().__init__(optimizer, last_epoch)
-
-    def _factor(self, epoch: int) -> float:
-        if epoch >= self.warmup_iters:
-            return 1.0
-        if self.warmup_method == "constant":
-            return self.warmup_factor
-        return self.warmup_factor + (1.0 - self.warmup_factor) * epoch / self.warmup_iters
-
-    def get_lr(self) -> list[float]:
-        """The wrapped scheduler's lr times this epoch's warmup factor."""
-        self._warn_if_called_outside_step()
-        factor = self._factor(self.last_epoch)
-        return [factor * lr for lr in self._inner_lrs]
-
-    def _update_lr(self, epoch: int | None = None) -> None:
-        target = self.last_epoch + 1 if epoch is None else epoch
-        inner = self._scheduler
-        if inner is None:
-            self._inner_lrs = list(self.base_lrs)
-        elif self._is_initial:
-            self._inner_lrs = list(inner.get_last_lr())  # it made its epoch 0 when it was built
-        elif not self.warmup_prefix or target > self.warmup_iters:
-            # Give the wrapped scheduler back its own lr before it steps.
-            for group, lr in zip(self.optimizer.param_groups, self._inner_lrs):
-                group["lr"] = lr
-            if epoch is None:
-                inner.step()
-            else:
-                inner_epoch = target - self.warmup_iters if self.warmup_prefix else target
-                inner._update_lr(inner_epoch)
-            self._inner_lrs = list(inner.get_last_lr())
-        super()._update_lr(epoch)
-
-    def state_dict(self) -> dict[str, Any]:
-        """The scheduler's state, with the wrapped scheduler's state under ``"_scheduler"``."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_scheduler")}
-        state["_scheduler"] = None if self._scheduler is None else self._scheduler.state_dict()
-        return state
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Loads a state returned by :meth:`state_dict`."""
-        state_dict = dict(state_dict)
-        inner_state = state_dict.pop("_scheduler")
-        self.__dict__.update(state_dict)
-        if inner_state is not None and self._scheduler is not None:
-            self._scheduler.load_state_dict(inner_state)
+# OneFlow's schedulers; PolynomialLR is replaced by its subclass taking OneFlow's arguments too.
+from oneflow.optim.oneflow_lr_scheduler import CosineDecayLR, PolynomialLR, WarmupLR  # noqa: E402, F811

@@ -374,9 +374,15 @@ def test_warmup_wrapping_a_scheduler(inner, method, prefix):
         if t > 0:
             opt.step()
             scheduler.step()
-        source = inner_lrs[max(0, t - iters) if prefix else t]
-        f = _warmup_factor(t, factor, iters, method)
-        expected = [f * lr for lr in source]
+        if prefix:  # warmup to the base lr, then the wrapped schedule from its step 0
+            f = _warmup_factor(t, factor, iters, method)
+            expected = [f * lr for lr in inner_lrs[max(0, t - iters)]]
+        elif t >= iters:
+            expected = inner_lrs[t]
+        elif method == "constant":
+            expected = [factor * base for base in inner_lrs[0]]
+        else:  # OneFlow: linear from factor * base to the wrapped schedule's lr at step `iters`
+            expected = [b * factor + (e - b * factor) * t / iters for b, e in zip(inner_lrs[0], inner_lrs[iters])]
         assert scheduler.get_last_lr() == pytest.approx(expected, rel=1e-9, abs=1e-15), t
         assert [g["lr"] for g in opt.param_groups] == scheduler.get_last_lr()
 

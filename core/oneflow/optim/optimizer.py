@@ -137,9 +137,26 @@ def _check_betas(betas) -> None:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
 
 
+def _check_flag(owner: str, name: str, value) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{owner}: {name} must be a bool, but got {type(value).__name__}")
+
+
 def _check_nonnegative(name: str, value) -> None:
     if not 0.0 <= value:
         raise ValueError(f"Invalid {name} value: {value}")
+
+
+def _check_clip_options(param_group: dict[str, Any]) -> None:
+    """OneFlow's per-group clipping options, used by :meth:`Optimizer.clip_grad`, must be numbers."""
+    for key in ("clip_grad_max_norm", "clip_grad_norm_type"):
+        if key in param_group:
+            value = param_group[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"optimizer param group: {key!r} must be a number, but got {type(value).__name__}")
+    max_norm = param_group.get("clip_grad_max_norm")
+    if max_norm is not None and not max_norm > 0:
+        raise ValueError(f"optimizer param group: 'clip_grad_max_norm' must be positive, but got {max_norm}")
 
 
 class Optimizer:
@@ -176,7 +193,9 @@ class Optimizer:
 
         param_groups = list(params)
         if len(param_groups) == 0:
-            raise ValueError("optimizer got an empty parameter list")
+            # OneFlow accepts an empty list (one empty group; PyTorch raises), so a model without
+            # parameters can still be given an optimizer, and a scheduler, before any are added.
+            param_groups = [{"params": []}]
         if not isinstance(param_groups[0], dict):
             param_groups = [{"params": param_groups}]
         for param_group in param_groups:
@@ -260,6 +279,7 @@ class Optimizer:
             if not param.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
 
+        _check_clip_options(param_group)
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
@@ -285,6 +305,46 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     # -- gradients and steps ---------------------------------------------------------------
+
+    def clip_grad(self, error_if_nonfinite: bool = True) -> None:
+        r"""Clips each parameter group's gradients by their joint norm. OneFlow's method.
+
+        A group that sets both ``"clip_grad_max_norm"`` and ``"clip_grad_norm_type"``
+        has its gradients rescaled in place as by
+        :func:`oneflow.nn.utils.clip_grad_norm_` (one norm over the group's gradients,
+        as if concatenated); a group without them is left as it is, with a warning.
+        Call it between ``backward()`` and :meth:`step`.
+
+        Args:
+            error_if_nonfinite (bool): raise when a group's norm is nan or inf (default:
+                ``True``, as OneFlow's ``clip_grad``).
+
+        Example::
+
+            >>> opt = flow.optim.SGD([{"params": model.parameters(), "clip_grad_max_norm": 1.0,
+            ...                        "clip_grad_norm_type": 2.0}], lr=0.1)
+            >>> loss.backward(); opt.clip_grad(); opt.step()
+        """
+        from oneflow.nn.utils.clip_grad import clip_grad_norm_
+
+        for i, group in enumerate(self.param_groups):
+            if "clip_grad_max_norm" in group and "clip_grad_norm_type" in group:
+                params = [p for p in group["params"] if p.grad is not None]
+                if params:
+                    clip_grad_norm_(
+                        params,
+                        float(group["clip_grad_max_norm"]),
+                        float(group["clip_grad_norm_type"]),
+                        error_if_nonfinite=error_if_nonfinite,
+                    )
+            else:
+                warnings.warn(
+                    f"{type(self).__name__}.clip_grad: param_groups[{i}] sets no 'clip_grad_max_norm' "
+                    "and 'clip_grad_norm_type', so its gradients are not clipped: pass both when "
+                    "building the optimizer",
+                    UserWarning,
+                    stacklevel=2,
+                )
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         r"""Resets the gradients of all optimized tensors.

@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import oneflow
-from oneflow.optim.optimizer import Optimizer, ParamsT, _check_lr, _check_nonnegative, _to_scalar, _zero_step
+from oneflow.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    _check_flag,
+    _check_lr,
+    _check_nonnegative,
+    _to_scalar,
+    _zero_step,
+)
 
 __all__ = ["RMSprop"]
 
@@ -35,6 +43,8 @@ class RMSprop(Optimizer):
         centered (bool): normalize by an estimate of the gradient's variance (default: ``False``).
         foreach (bool, optional): accepted for PyTorch compatibility (no effect).
         maximize (bool): maximize the objective (default: ``False``).
+        contiguous_params (bool): OneFlow's packing of a group's parameters into one
+            buffer; accepted, the update is the same (default: ``False``).
 
     State per parameter: ``step``, ``square_avg``, and ``momentum_buffer`` /
     ``grad_avg`` when momentum / centered are used.
@@ -51,7 +61,10 @@ class RMSprop(Optimizer):
         centered: bool = False,
         foreach: bool | None = None,
         maximize: bool = False,
+        *,
+        contiguous_params: bool = False,
     ) -> None:
+        _check_flag(type(self).__name__, "contiguous_params", contiguous_params)
         _check_lr(lr)
         _check_nonnegative("epsilon", eps)
         _check_nonnegative("momentum", momentum)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import oneflow
-from oneflow.optim.optimizer import Optimizer, ParamsT, _check_lr, _check_nonnegative, _to_scalar
+from oneflow.optim.optimizer import Optimizer, ParamsT, _check_flag, _check_lr, _check_nonnegative, _to_scalar
 
 __all__ = ["SGD"]
 
@@ -66,6 +66,8 @@ class SGD(Optimizer):
             (default) or ``True`` updates all parameters of a group with one fused
             multi-tensor kernel when they are dense CPU tensors of one dtype.
         fused (bool, optional): ``False`` disables the fused multi-tensor kernel.
+        contiguous_params (bool): OneFlow's packing of a group's parameters into one
+            buffer; accepted, the update is the same (default: ``False``).
 
     The momentum buffer is ``state[p]["momentum_buffer"]`` as in PyTorch.
 
@@ -86,8 +88,10 @@ class SGD(Optimizer):
         *,
         maximize: bool = False,
         foreach: bool | None = None,
+        contiguous_params: bool = False,
         fused: bool | None = None,
     ) -> None:
+        _check_flag(type(self).__name__, "contiguous_params", contiguous_params)
         _check_lr(lr)
         _check_nonnegative("momentum", momentum)
         _check_nonnegative("weight_decay", weight_decay)
