@@ -105,6 +105,15 @@ def _device(device: DeviceLike) -> oneflow.device:
     return oneflow.device(device)
 
 
+def _check_pin_memory(op: str, pin_memory, device: DeviceLike) -> None:
+    """``pin_memory=`` (OneFlow's and PyTorch's): a bool, and True only for a CPU tensor. Host
+    memory is not page-locked here (nothing gained without a GPU to copy to), so it is accepted."""
+    if not isinstance(pin_memory, builtins.bool):
+        raise TypeError(f"{op}(): argument 'pin_memory' must be bool, not {type(pin_memory).__name__}")
+    if pin_memory and device is not None and _device(device).type != "cpu":
+        raise RuntimeError(f"{op}(): only CPU tensors can be pinned (pin_memory=True), got device='{_device(device)}'")
+
+
 def _finish(t: oneflow.Tensor, requires_grad: builtins.bool) -> oneflow.Tensor:
     if requires_grad:
         t.requires_grad_(True)
@@ -230,6 +239,7 @@ def tensor(
     requires_grad: builtins.bool = False,
     placement=None,
     sbp=None,
+    pin_memory: builtins.bool = False,
 ) -> oneflow.Tensor:
     """Constructs a tensor by copying ``data`` (a scalar, nested sequences, an ndarray or a tensor).
 
@@ -242,8 +252,10 @@ def tensor(
                 [3, 4]], dtype=oneflow.int64)
 
     With ``placement`` and ``sbp`` the result is a global tensor whose global value is ``data``
-    (given alike on every rank).
+    (given alike on every rank). ``pin_memory=True`` asks for page-locked host memory, which only
+    speeds up copies to a GPU: it is accepted for a CPU tensor and changes nothing else.
     """
+    _check_pin_memory("tensor", pin_memory, device)
     if placement is not None or sbp is not None:
         return _global_plugin().make_global(
             lambda shape, dev: tensor(data, dtype=dtype, device=dev), placement, sbp, requires_grad, device
@@ -285,9 +297,11 @@ def as_tensor(data: Any, dtype: oneflow.dtype | None = None, device: DeviceLike 
 
 
 def empty(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,
-          sbp=None, memory_format=contiguous_format) -> oneflow.Tensor:
+          sbp=None, memory_format=contiguous_format, pin_memory: builtins.bool = False) -> oneflow.Tensor:
     """An uninitialized tensor of the given size (a global one with ``placement`` and ``sbp``), laid
-    out in ``memory_format`` (``oneflow.channels_last`` for a 4-D NHWC layout)."""
+    out in ``memory_format`` (``oneflow.channels_last`` for a 4-D NHWC layout). ``pin_memory`` as
+    in :func:`tensor`."""
+    _check_pin_memory("empty", pin_memory, device)
     if placement is not None or sbp is not None:
         shape = _sizes(size, "empty")
         return _global_plugin().make_global(

@@ -32,6 +32,21 @@ def _repr(self) -> str:
     return _tensor_str.format_tensor(array, self.dtype._name, shape=tuple(self.shape), suffixes=suffixes)
 
 
+_native_numpy = Tensor.numpy
+
+
+def _numpy(self) -> np.ndarray:
+    """The values as a NumPy array; for a CPU tensor it shares the tensor's memory.
+
+    OneFlow's semantics, not PyTorch's: a tensor that requires grad gives its values (the array
+    is outside autograd, as ``detach().numpy()``), and a tensor on a GPU is copied to the host.
+    """
+    t = self.detach() if self.requires_grad else self
+    if t.device.type != "cpu":
+        t = t.cpu()
+    return _native_numpy(t)
+
+
 def _tolist(self):
     """The tensor as nested Python lists (a Python number for a 0-d tensor)."""
     t = self.detach()
@@ -397,6 +412,7 @@ def _install():
         "__repr__": _repr,
         "__str__": _repr,
         "tolist": _tolist,
+        "numpy": _numpy,
         "__len__": _len,
         "__iter__": _iter,
         "__bool__": _bool,

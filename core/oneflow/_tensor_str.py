@@ -22,12 +22,96 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["format_tensor", "format_values"]
+__all__ = ["format_tensor", "format_values", "get_printoptions", "set_printoptions"]
 
+# The print options (oneflow.set_printoptions); read at every call, so a change applies at once.
 PRECISION = 4
 THRESHOLD = 1000
 EDGEITEMS = 3
 LINEWIDTH = 80
+SCI_MODE: bool | None = None  # None: chosen from the values, as described above
+
+# PyTorch's profiles: (precision, threshold, edgeitems, linewidth).
+_PROFILES = {
+    "default": (4, 1000, 3, 80),
+    "short": (2, 1000, 2, 80),
+    "full": (4, math.inf, 3, 80),
+}
+
+
+def _check_option(name: str, value, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"set_printoptions(): argument '{name}' must be int, not {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"set_printoptions(): argument '{name}' must be >= {minimum}, got {value}")
+
+
+def set_printoptions(
+    precision: int | None = None,
+    threshold: float | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    profile: str | None = None,
+    sci_mode: bool | None = None,
+) -> None:
+    """Sets the options for printing tensors (OneFlow's and PyTorch's ``set_printoptions``).
+
+    Args:
+        precision: digits after the point for floating values (default 4).
+        threshold: a tensor with more elements than this is summarised (default 1000).
+        edgeitems: entries shown at each end of a summarised dimension (default 3).
+        linewidth: characters per line before a row wraps (default 80).
+        profile: ``"default"``, ``"short"`` or ``"full"``: a preset of the four options above,
+            which the other arguments then override.
+        sci_mode: True or False forces or forbids scientific notation; None (the default, also
+            when omitted) chooses it from the values.
+
+    Example::
+
+        >>> oneflow.set_printoptions(precision=2)
+        >>> oneflow.tensor([1.12345])
+        tensor([1.12])
+        >>> oneflow.set_printoptions(profile="default")
+    """
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    if profile is not None and profile not in _PROFILES:
+        raise ValueError(
+            f"set_printoptions(): argument 'profile' must be one of {sorted(_PROFILES)}, got {profile!r}"
+        )
+    if precision is not None:
+        _check_option("precision", precision, 0)
+    if threshold is not None and not (
+        isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and threshold >= 0
+    ):
+        raise TypeError(f"set_printoptions(): argument 'threshold' must be a number >= 0, got {threshold!r}")
+    if edgeitems is not None:
+        _check_option("edgeitems", edgeitems, 0)
+    if linewidth is not None:
+        _check_option("linewidth", linewidth, 1)
+    if sci_mode is not None and not isinstance(sci_mode, bool):
+        raise TypeError(f"set_printoptions(): argument 'sci_mode' must be bool or None, not {type(sci_mode).__name__}")
+    if profile is not None:
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = _PROFILES[profile]
+    if precision is not None:
+        PRECISION = precision
+    if threshold is not None:
+        THRESHOLD = threshold
+    if edgeitems is not None:
+        EDGEITEMS = edgeitems
+    if linewidth is not None:
+        LINEWIDTH = linewidth
+    SCI_MODE = sci_mode
+
+
+def get_printoptions() -> dict:
+    """The current print options, as a dict of :func:`set_printoptions`'s arguments."""
+    return {
+        "precision": PRECISION,
+        "threshold": THRESHOLD,
+        "edgeitems": EDGEITEMS,
+        "linewidth": LINEWIDTH,
+        "sci_mode": SCI_MODE,
+    }
 
 _PREFIX = "tensor("
 _FLOAT_NAMES = frozenset({"float16", "bfloat16", "float32", "float64"})
@@ -58,6 +142,8 @@ class _ElementStyle:
         self.whole_numbers = bool(np.all(regular == np.ceil(regular)))
         self.scientific = (
             largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+            if SCI_MODE is None
+            else SCI_MODE
         )
         self.width = max(len(self._plain(v)) for v in regular.tolist())
 

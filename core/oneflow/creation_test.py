@@ -168,11 +168,11 @@ def test_from_numpy_keeps_array_alive():
     assert t.numpy().sum() == 3000.0
 
 
-def test_numpy_of_bfloat16_and_grad_tensors_is_refused():
+def test_numpy_of_bfloat16_is_refused_and_of_grad_tensors_gives_values():
     with pytest.raises(TypeError, match="bfloat16"):
         flow.ones(2, dtype=flow.bfloat16).numpy()
-    with pytest.raises(RuntimeError, match="detach"):
-        flow.ones(2, requires_grad=True).numpy()
+    # OneFlow's semantics (issue 15): the values, as detach().numpy() (PyTorch raises).
+    assert flow.ones(2, requires_grad=True).numpy().tolist() == [1.0, 1.0]
     assert flow.ones(2, requires_grad=True).detach().numpy().tolist() == [1.0, 1.0]
 
 

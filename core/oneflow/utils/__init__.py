@@ -1,5 +1,6 @@
-"""Utilities that sit beside the core: ``oneflow.utils.data`` (datasets, samplers, DataLoader)."""
+"""Utilities that sit beside the core: ``oneflow.utils.data`` (datasets, samplers, DataLoader) and
+``oneflow.utils.tensor`` (to_torch/from_torch)."""
 
-from oneflow.utils import data
+from oneflow.utils import data, tensor
 
-__all__ = ["data"]
+__all__ = ["data", "tensor"]
