@@ -261,6 +261,11 @@ def _zeros_(self):
     return self.fill_(0)
 
 
+def _cast(self, dtype):
+    """Tensor.cast(dtype): oneflow.cast(self, dtype), a new tensor of that dtype."""
+    return _flow.cast(self, dtype)
+
+
 def _to_consistent(self, *args, **kwargs):
     """OneFlow's former name of ``to_global``."""
     return self.to_global(*args, **kwargs)
@@ -282,6 +287,7 @@ def _install() -> list:
         "where": _where,
         "get_device": _get_device,
         "zeros_": _zeros_,
+        "cast": _cast,
         "to_consistent": _to_consistent,
         "is_lazy": property(lambda self: False, doc="False: eager tensors are never lazy (nn.Graph's are)."),
     }

@@ -136,6 +136,8 @@ def test_tensor_misc_methods():
     y = x.clone()
     assert y.zeros_() is y and y.abs().sum().item() == 0
     assert x.is_lazy is False
+    c = x.cast(flow.int32)
+    assert c.dtype == flow.int32 and c.tolist() == [[1, -2], [3, -4]]
     z = flow.tensor([1.5, -0.5])
     assert flow.floor_(z) is z and z.tolist() == [1.0, -1.0]
     s = flow.tensor([0.0])
