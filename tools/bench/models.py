@@ -119,7 +119,7 @@ def make_step(m, model, inputs: tuple, kind: str, bf16: bool = False) -> Callabl
             return loss
         return sgd_step
     (ids,) = inputs
-    opt = m.optim.AdamW(model.parameters(), lr=1e-4)
+    opt = m.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=1e-2)
     targets = m.roll(ids, -1, 1).reshape(-1)
 
     def lm_step():

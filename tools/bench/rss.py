@@ -28,7 +28,7 @@ def main() -> None:
     m = importlib.import_module(args.framework)
     m.manual_seed(0)
     model = gpt2_reference(m, depth=args.layers)
-    opt = m.optim.AdamW(model.parameters(), lr=1e-4)
+    opt = m.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=1e-2)
     ids = m.from_numpy(np.random.default_rng(0).integers(0, 50257, (args.batch, args.seq)))
     targets = m.roll(ids, -1, 1).reshape(-1)
     for _ in range(args.steps):

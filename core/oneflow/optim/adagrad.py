@@ -33,7 +33,7 @@ class Adagrad(Optimizer):
 
     Args:
         params (iterable): parameters to optimize or dicts defining parameter groups.
-        lr (float): learning rate :math:`\gamma` (default: 1e-2).
+        lr (float): learning rate :math:`\gamma` (default: 1e-3, as in OneFlow; PyTorch's is 1e-2).
         lr_decay (float): learning rate decay :math:`\eta` (default: 0).
         weight_decay (float): L2 penalty :math:`\lambda` (default: 0).
         initial_accumulator_value (float): initial value of the sums (default: 0).
@@ -50,7 +50,7 @@ class Adagrad(Optimizer):
     def __init__(
         self,
         params: ParamsT,
-        lr: float = 1e-2,
+        lr: float = 1e-3,
         lr_decay: float = 0,
         weight_decay: float = 0,
         initial_accumulator_value: float = 0,

@@ -21,7 +21,8 @@ class AdamW(Adam):
         lr (float): learning rate :math:`\gamma` (default: 1e-3).
         betas (Tuple[float, float]): :math:`(\beta_1, \beta_2)` (default: (0.9, 0.999)).
         eps (float): term added to the denominator (default: 1e-8).
-        weight_decay (float): decoupled weight decay :math:`\lambda` (default: 1e-2).
+        weight_decay (float): decoupled weight decay :math:`\lambda` (default: 0, as in OneFlow;
+            PyTorch's is 1e-2).
         amsgrad (bool): use the AMSGrad variant (default: ``False``).
         do_bias_correction (bool): OneFlow's switch; ``False`` skips Adam's bias
             corrections (default: ``True``).
@@ -39,7 +40,7 @@ class AdamW(Adam):
         lr: float = 1e-3,
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
-        weight_decay: float = 1e-2,
+        weight_decay: float = 0,
         amsgrad: bool = False,
         do_bias_correction: bool = True,
         contiguous_params: bool = False,

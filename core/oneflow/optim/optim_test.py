@@ -108,6 +108,25 @@ CASES = [
 ]
 
 
+# Defaults where OneFlow's optimizers differ from PyTorch's (README: "Where oneflow follows
+# OneFlow"); torch gets them explicitly so that both run the same optimizer.
+ONEFLOW_DEFAULTS = {"AdamW": {"weight_decay": 0.0}, "RMSprop": {"lr": 1e-3}, "Adagrad": {"lr": 1e-3}}
+
+
+def _torch_kwargs(name: str, kwargs: dict) -> dict:
+    return {**ONEFLOW_DEFAULTS.get(name, {}), **kwargs}
+
+
+def test_defaults_are_oneflows():
+    import inspect
+
+    for name, defaults in ONEFLOW_DEFAULTS.items():
+        signature = inspect.signature(getattr(flow.optim, name))
+        for key, value in defaults.items():
+            assert signature.parameters[key].default == value, (name, key)
+            assert inspect.signature(getattr(torch.optim, name)).parameters[key].default != value, (name, key)
+
+
 def _case_id(case) -> str:
     name, kwargs = case
     return name + "-" + ",".join(f"{k}={v}" for k, v in kwargs.items())
@@ -124,7 +143,7 @@ def test_trajectory_matches_torch(case, dtype, groups):
     ours = _make_params(flow, data, fdt)
     theirs = _make_params(torch, data, tdt)
     opt = getattr(flow.optim, name)(_group_spec(ours, groups), **kwargs)
-    ref = getattr(torch.optim, name)(_group_spec(theirs, groups), **kwargs)
+    ref = getattr(torch.optim, name)(_group_spec(theirs, groups), **_torch_kwargs(name, kwargs))
     ids_before = [id(p) for p in ours]
     _train(flow, opt, ours, data, fdt, STEPS, sign)
     _train(torch, ref, theirs, data, tdt, STEPS, sign)
@@ -159,7 +178,9 @@ def test_parameter_kinds(name, factory):
     theirs = _make_params(torch, data, torch.float64)
     opt = getattr(flow.optim, name)(ours, lr=0.01)
     _train(flow, opt, ours, data, flow.float64, 10)
-    _train(torch, getattr(torch.optim, name)(theirs, lr=0.01), theirs, data, torch.float64, 10)
+    _train(
+        torch, getattr(torch.optim, name)(theirs, **_torch_kwargs(name, {"lr": 0.01})), theirs, data, torch.float64, 10
+    )
     assert [type(p) for p in ours] == kinds
     _assert_params_close(ours, theirs, 1e-6)
 
@@ -320,7 +341,9 @@ def test_state_dict_structure_matches_torch(case):
     sds = []
     for m in (flow, torch):
         params = _make_params(m, data, m.float32)
-        opt = getattr(m.optim, name)(_group_spec(params, True), **kwargs)
+        opt = getattr(m.optim, name)(
+            _group_spec(params, True), **(kwargs if m is flow else _torch_kwargs(name, kwargs))
+        )
         _train(m, opt, params, data, m.float32, 3)
         sds.append(opt.state_dict())
     ours, theirs = sds
@@ -376,7 +399,7 @@ def test_state_dicts_cross_frameworks(case):
     name, kwargs = case
     data = _data(6)
     t_params = _make_params(torch, data, torch.float64)
-    t_opt = getattr(torch.optim, name)(_group_spec(t_params, True), **kwargs)
+    t_opt = getattr(torch.optim, name)(_group_spec(t_params, True), **_torch_kwargs(name, kwargs))
     _train(torch, t_opt, t_params, data, torch.float64, 10)
 
     f_params = [flow.tensor(_np(p), requires_grad=True) for p in t_params]
@@ -387,7 +410,7 @@ def test_state_dicts_cross_frameworks(case):
     _assert_params_close(f_params, t_params, 1e-6)
 
     t_params2 = [torch.tensor(_np(p), requires_grad=True) for p in f_params]
-    t_opt2 = getattr(torch.optim, name)(_group_spec(t_params2, True), **kwargs)
+    t_opt2 = getattr(torch.optim, name)(_group_spec(t_params2, True), **_torch_kwargs(name, kwargs))
     t_opt2.load_state_dict(_to_torch(f_opt.state_dict()))
     _train(torch, t_opt2, t_params2, data, torch.float64, 10)
     _train(flow, f_opt, f_params, data, flow.float64, 10)

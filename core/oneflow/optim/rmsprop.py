@@ -35,7 +35,7 @@ class RMSprop(Optimizer):
 
     Args:
         params (iterable): parameters to optimize or dicts defining parameter groups.
-        lr (float): learning rate :math:`\gamma` (default: 1e-2).
+        lr (float): learning rate :math:`\gamma` (default: 1e-3, as in OneFlow; PyTorch's is 1e-2).
         alpha (float): smoothing constant :math:`\alpha` (default: 0.99).
         eps (float): term added to the denominator (default: 1e-8).
         weight_decay (float): L2 penalty :math:`\lambda` (default: 0).
@@ -53,7 +53,7 @@ class RMSprop(Optimizer):
     def __init__(
         self,
         params: ParamsT,
-        lr: float = 1e-2,
+        lr: float = 1e-3,
         alpha: float = 0.99,
         eps: float = 1e-8,
         weight_decay: float = 0,
