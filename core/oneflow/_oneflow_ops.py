@@ -320,11 +320,11 @@ def _c_dropout(input, p: float = 0.5, training: bool = True, inplace: bool = Fal
     inplace = _bool(fn, "inplace", inplace)
     if addend is not None:
         _tensor(fn, "addend", addend)
+    if generator is not None and not isinstance(generator, flow.Generator):
+        raise TypeError(f"{fn}(): argument 'generator' must be Generator, not {type(generator).__name__}")
     if not training or p == 0.0:
         out = input
     elif generator is not None:
-        if not isinstance(generator, flow.Generator):
-            raise TypeError(f"{fn}(): argument 'generator' must be Generator, not {type(generator).__name__}")
         out = _dropout_mask_scale(input, p, generator)
     else:
         out = flow.nn.functional.dropout(input, p, True)

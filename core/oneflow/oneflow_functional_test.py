@@ -91,6 +91,8 @@ def test_dropout():
     assert C.dropout(z, 0.5, True, True) is z
     with pytest.raises(TypeError, match="dropout.*'input' must be Tensor"):
         C.dropout([1.0])
+    with pytest.raises(TypeError, match="'generator' must be Generator"):
+        C.dropout(z, 0.5, False, generator=0)
     with pytest.raises(TypeError, match="'training' must be bool"):
         C.dropout(z, 0.5, 1)
 
