@@ -197,10 +197,16 @@ def _slices(fn: str, input, slice_tup_list) -> tuple:
     return tuple(out)
 
 
-def slice(input, slice_tup_list):
+def slice(input, slice_tup_list=None, *args, **kwargs):
     """OneFlow's ``slice``: a new tensor holding ``input`` sliced by one (start, stop, step) per
-    leading dim (None for a bound means the end, as in Python)."""
+    leading dim (None for a bound means the end, as in Python). Called with a dim instead
+    (``slice(input, dim, start, end, step)``), it is the registry's view op of that name."""
     _check_tensor("slice", "input", input)
+    if isinstance(slice_tup_list, int) or (slice_tup_list is None and (args or kwargs)):
+        dim_args = () if slice_tup_list is None else (slice_tup_list,)
+        return _flow._C.ops.slice(input, *dim_args, *args, **kwargs)
+    if args or kwargs:
+        raise TypeError("slice(): takes (input, slice_tup_list) or (input, dim, start, end, step)")
     return input[_slices("slice", input, slice_tup_list)].clone()
 
 
@@ -266,6 +272,11 @@ def _cast(self, dtype):
     return _flow.cast(self, dtype)
 
 
+def _in_top_k(self, predictions, k):
+    """Tensor.in_top_k(predictions, k): oneflow.in_top_k with this tensor as the targets."""
+    return _flow.in_top_k(self, predictions, k)
+
+
 def _to_consistent(self, *args, **kwargs):
     """OneFlow's former name of ``to_global``."""
     return self.to_global(*args, **kwargs)
@@ -288,6 +299,7 @@ def _install() -> list:
         "get_device": _get_device,
         "zeros_": _zeros_,
         "cast": _cast,
+        "in_top_k": _in_top_k,
         "to_consistent": _to_consistent,
         "is_lazy": property(lambda self: False, doc="False: eager tensors are never lazy (nn.Graph's are)."),
     }

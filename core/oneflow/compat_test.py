@@ -136,6 +136,8 @@ def test_tensor_misc_methods():
     y = x.clone()
     assert y.zeros_() is y and y.abs().sum().item() == 0
     assert x.is_lazy is False
+    targets, predictions = flow.tensor([0, 1]), flow.tensor([[0.9, 0.1, 0.5], [0.2, 0.1, 0.7]])
+    assert targets.in_top_k(predictions, 1).tolist() == flow.in_top_k(targets, predictions, 1).tolist() == [True, False]
     c = x.cast(flow.int32)
     assert c.dtype == flow.int32 and c.tolist() == [[1, -2], [3, -4]]
     z = flow.tensor([1.5, -0.5])
@@ -162,6 +164,9 @@ def test_slice_and_logical_slice():
         y += 1  # a new tensor: x is unchanged
         np.testing.assert_array_equal(x.numpy(), a)
     np.testing.assert_array_equal(flow.slice(x, [[1, 3, 1]]).numpy(), a[1:3])
+    # The registry's form, with a dim: a view.
+    np.testing.assert_array_equal(flow.slice(x, 1, 1, 4, 2).numpy(), a[:, 1:4:2])
+    np.testing.assert_array_equal(flow.slice(x, dim=2, start=3).numpy(), a[:, :, 3:])
     with pytest.raises(ValueError, match=r"slice\(\): slice step must be positive"):
         flow.slice(x, [[0, 2, 0]])
     with pytest.raises(ValueError, match=r"slice_tup_list\[0\] must be \(start, stop, step\)"):

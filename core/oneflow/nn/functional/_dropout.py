@@ -43,7 +43,8 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     if inp_dim not in (2, 3):
         raise RuntimeError(
             f"dropout1d: expected a 2-D (C, L) or 3-D (N, C, L) input, got {inp_dim}-D with shape "
-            f"{list(input.shape)}; it drops whole channels of inputs with one spatial dim.")
+            f"{list(input.shape)}; it drops whole channels of inputs with one spatial dim."
+        )
     return _feature_dropout(input, p, training, inplace, inp_dim == 3)
 
 
@@ -54,11 +55,15 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     if inp_dim not in (3, 4):
         warnings.warn(
             f"dropout2d: got a {inp_dim}-D input; it expects 3-D (C, H, W) or 4-D (N, C, H, W) inputs and other "
-            "ranks are deprecated. Use dropout for element-wise dropout.", stacklevel=2)
+            "ranks are deprecated. Use dropout for element-wise dropout.",
+            stacklevel=2,
+        )
     if inp_dim == 3:
         warnings.warn(
             "dropout2d: a 3-D input is read as (N, C, L) and gets 1-D channel dropout, as in PyTorch; that reading "
-            "is deprecated. Use dropout1d for (N, C, L) inputs.", stacklevel=2)
+            "is deprecated. Use dropout1d for (N, C, L) inputs.",
+            stacklevel=2,
+        )
     return _feature_dropout(input, p, training, inplace, True)
 
 
@@ -69,7 +74,9 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     if inp_dim not in (4, 5):
         warnings.warn(
             f"dropout3d: got a {inp_dim}-D input; it expects 4-D (C, D, H, W) or 5-D (N, C, D, H, W) inputs and "
-            "other ranks are deprecated. Use dropout for element-wise dropout.", stacklevel=2)
+            "other ranks are deprecated. Use dropout for element-wise dropout.",
+            stacklevel=2,
+        )
     return _feature_dropout(input, p, training, inplace, inp_dim == 5)
 
 
@@ -87,15 +94,15 @@ def _alpha_dropout(input, p, training, inplace, feature):
         if feature:
             if input.dim() < 2:
                 raise RuntimeError(
-                    f"feature_alpha_dropout: expected an input with at least 2 dims (N, C, ...), got "
-                    f"{input.dim()}-D")
+                    f"feature_alpha_dropout: expected an input with at least 2 dims (N, C, ...), got {input.dim()}-D"
+                )
             mask_shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
         else:
             mask_shape = list(input.shape)
         keep = oneflow.empty(mask_shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
         # a and b keep the mean and variance of a SELU-normalized input unchanged: the mean
         # (1 - p) * b + p * (a * alpha' + b) is 0 for b = -p * a * alpha'.
-        a = ((1 - p) * (1 + p * _ALPHA_PRIME ** 2)) ** -0.5
+        a = ((1 - p) * (1 + p * _ALPHA_PRIME**2)) ** -0.5
         b = -_ALPHA_PRIME * a * p
         out = (input * keep + (1 - keep) * _ALPHA_PRIME) * a + b
     # copy_ keeps the in-place result differentiable.

@@ -27,26 +27,44 @@ def _shape(t) -> list:
 def _bag_offsets(input, offsets, include_last_offset: bool, length: int) -> list:
     """The bags' ``[start, end)`` bounds as Python ints, checked as PyTorch checks them."""
     if offsets.dtype not in (oneflow.int64, oneflow.int32):
-        raise RuntimeError(f"embedding_bag: expected offsets of dtype int64 or int32, but got {offsets.dtype} "
-                           f"(offsets of shape {_shape(offsets)})")
+        raise RuntimeError(
+            f"embedding_bag: expected offsets of dtype int64 or int32, but got {offsets.dtype} "
+            f"(offsets of shape {_shape(offsets)})"
+        )
     bounds = [int(v) for v in offsets.tolist()]
     if bounds and bounds[0] != 0:
-        raise RuntimeError(f"embedding_bag: offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
-                           f"has to start from position 0. However, got {bounds[0]} "
-                           f"(offsets of shape {_shape(offsets)})")
+        raise RuntimeError(
+            f"embedding_bag: offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+            f"has to start from position 0. However, got {bounds[0]} "
+            f"(offsets of shape {_shape(offsets)})"
+        )
     if bounds and bounds[-1] > length:
-        raise RuntimeError(f"embedding_bag: offsets[-1] can not be greater than input's length {length} but got "
-                           f"offsets[-1] of {bounds[-1]} (input of shape {_shape(input)})")
+        raise RuntimeError(
+            f"embedding_bag: offsets[-1] can not be greater than input's length {length} but got "
+            f"offsets[-1] of {bounds[-1]} (input of shape {_shape(input)})"
+        )
     if any(b < a for a, b in zip(bounds, bounds[1:])):
-        raise RuntimeError(f"embedding_bag: offsets must be non-decreasing, but got {bounds} "
-                           f"for input of shape {_shape(input)}")
+        raise RuntimeError(
+            f"embedding_bag: offsets must be non-decreasing, but got {bounds} for input of shape {_shape(input)}"
+        )
     if include_last_offset:
         return bounds
     return [*bounds, length]
 
 
-def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
-                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+def embedding_bag(
+    input,
+    weight,
+    offsets=None,
+    max_norm=None,
+    norm_type=2,
+    scale_grad_by_freq=False,
+    mode="mean",
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
     r"""Reduces each bag of rows of ``weight`` to one vector: their sum, mean or elementwise max.
 
     Args:
@@ -67,20 +85,29 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         :math:`(B, \text{embedding\_dim})`.
     """
     if weight.dtype == oneflow.int64 and input.is_floating_point():
-        warnings.warn("embedding_bag(weight, input, ...) is the old argument order; pass embedding_bag(input, "
-                      "weight, ...) instead.", stacklevel=2)
+        warnings.warn(
+            "embedding_bag(weight, input, ...) is the old argument order; pass embedding_bag(input, "
+            "weight, ...) instead.",
+            stacklevel=2,
+        )
         weight, input = input, weight
     if per_sample_weights is not None and _shape(input) != _shape(per_sample_weights):
-        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
-                         f"must have the same shape as the input ({input.shape})")
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+            f"must have the same shape as the input ({input.shape})"
+        )
     if weight.dim() != 2:
-        raise ValueError(f"embedding_bag: weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()} "
-                         f"(shape {_shape(weight)})")
+        raise ValueError(
+            f"embedding_bag: weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()} "
+            f"(shape {_shape(weight)})"
+        )
     if input.dim() == 2:
         if offsets is not None:
-            raise ValueError("embedding_bag: if input is 2D, then offsets has to be None, as input is treated is a "
-                             "mini-batch of fixed length sequences. However, found offsets of type "
-                             f"{type(offsets)} (input of shape {_shape(input)})")
+            raise ValueError(
+                "embedding_bag: if input is 2D, then offsets has to be None, as input is treated is a "
+                "mini-batch of fixed length sequences. However, found offsets of type "
+                f"{type(offsets)} (input of shape {_shape(input)})"
+            )
         batch, cols = input.shape
         bounds = [b * cols for b in range(batch + 1)]
         input = input.reshape(-1)
@@ -88,15 +115,19 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             per_sample_weights = per_sample_weights.reshape(-1)
     elif input.dim() == 1:
         if offsets is None:
-            raise ValueError(f"embedding_bag: offsets has to be a 1D Tensor but got None (input of shape "
-                             f"{_shape(input)})")
+            raise ValueError(
+                f"embedding_bag: offsets has to be a 1D Tensor but got None (input of shape {_shape(input)})"
+            )
         if offsets.dim() != 1:
-            raise ValueError(f"embedding_bag: offsets has to be a 1D Tensor, but got offsets of shape "
-                             f"{_shape(offsets)}")
+            raise ValueError(
+                f"embedding_bag: offsets has to be a 1D Tensor, but got offsets of shape {_shape(offsets)}"
+            )
         bounds = None
     else:
-        raise ValueError(f"embedding_bag: input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()} "
-                         f"(shape {_shape(input)})")
+        raise ValueError(
+            f"embedding_bag: input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()} "
+            f"(shape {_shape(input)})"
+        )
     if mode not in _MODES:
         raise ValueError(f"embedding_bag: mode has to be one of sum, mean or max, but got {mode!r}")
     if mode == "max" and scale_grad_by_freq:
@@ -104,8 +135,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if mode == "max" and sparse:
         raise ValueError("embedding_bag: max mode does not support sparse weights")
     if input.dtype not in (oneflow.int64, oneflow.int32):
-        raise RuntimeError(f"embedding_bag: expected indices of dtype int64 or int32, but got {input.dtype} "
-                           f"(input of shape {_shape(input)})")
+        raise RuntimeError(
+            f"embedding_bag: expected indices of dtype int64 or int32, but got {input.dtype} "
+            f"(input of shape {_shape(input)})"
+        )
     if sparse:
         raise NotImplementedError("embedding_bag: sparse=True (sparse gradients) is not supported; use sparse=False")
     if max_norm is not None:
@@ -114,15 +147,20 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
-            f"(got mode='{mode}'). Please open a feature request on GitHub.")
+            f"(got mode='{mode}'). Please open a feature request on GitHub."
+        )
     if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
-        raise RuntimeError(f"embedding_bag: expected per_sample_weights of the weight's dtype {weight.dtype}, but got "
-                           f"{per_sample_weights.dtype}")
+        raise RuntimeError(
+            f"embedding_bag: expected per_sample_weights of the weight's dtype {weight.dtype}, but got "
+            f"{per_sample_weights.dtype}"
+        )
     num_embeddings = weight.size(0)
     if padding_idx is not None:
         if not -num_embeddings <= padding_idx < num_embeddings:
-            raise RuntimeError(f"embedding_bag: padding_idx must be within the number of embeddings, "
-                               f"{-num_embeddings} through {num_embeddings - 1}, but got {padding_idx}")
+            raise RuntimeError(
+                f"embedding_bag: padding_idx must be within the number of embeddings, "
+                f"{-num_embeddings} through {num_embeddings - 1}, but got {padding_idx}"
+            )
         padding_idx = padding_idx % num_embeddings
     length = input.numel()
     if bounds is None:
@@ -137,8 +175,10 @@ def _reduce_bags(input, weight, bounds, mode, scale_grad_by_freq, per_sample_wei
     indices = input[:used]
     if used and (bool((indices < 0).any()) or bool((indices >= weight.size(0)).any())):
         bad = next(v for v in indices.tolist() if not 0 <= v < weight.size(0))
-        raise RuntimeError(f"embedding_bag: index {bad} is not in the valid range [0, {weight.size(0)}) of weight of "
-                           f"shape {_shape(weight)}")
+        raise RuntimeError(
+            f"embedding_bag: index {bad} is not in the valid range [0, {weight.size(0)}) of weight of "
+            f"shape {_shape(weight)}"
+        )
     # One row per entry; embedding gives the table's gradient (scaled by frequency when asked).
     rows = _C.ops.embedding(weight, indices, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, False)
     keep = indices != (-1 if padding_idx is None else padding_idx)

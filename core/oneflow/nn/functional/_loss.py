@@ -59,11 +59,13 @@ def _reduction(size_average, reduce, reduction):
     return reduction
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
+def cross_entropy(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
+):
     """Cross entropy of the logits ``input`` (N, C, *) against class indices (N, *) or class probabilities (N, C, *)."""
-    return _ops.cross_entropy(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index,
-                              label_smoothing)
+    return _ops.cross_entropy(
+        input, target, weight, _reduction(size_average, reduce, reduction), ignore_index, label_smoothing
+    )
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -76,11 +78,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _ops.binary_cross_entropy(input, target, weight, _reduction(size_average, reduce, reduction))
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
-                                     pos_weight=None):
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
     """Binary cross entropy of ``sigmoid(input)``, computed stably from the logits."""
-    return _ops.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
-                                                 _reduction(size_average, reduce, reduction))
+    return _ops.binary_cross_entropy_with_logits(
+        input, target, weight, pos_weight, _reduction(size_average, reduce, reduction)
+    )
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -120,11 +124,13 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _ops.margin_ranking_loss(input1, input2, target, margin, _reduction(size_average, reduce, reduction))
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
-                        reduce=None, reduction="mean"):
+def triplet_margin_loss(
+    anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"
+):
     """``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` with the p-norm distance."""
-    return _ops.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
-                                    _reduction(size_average, reduce, reduction))
+    return _ops.triplet_margin_loss(
+        anchor, positive, negative, margin, p, eps, swap, _reduction(size_average, reduce, reduction)
+    )
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
@@ -141,8 +147,15 @@ def _lengths(lengths):
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """Connectionist temporal classification loss of ``log_probs`` (T, N, C) against the target sequences."""
-    return _ops.ctc_loss(log_probs, targets, _lengths(input_lengths), _lengths(target_lengths), blank,
-                         _reduction(None, None, reduction), zero_infinity)
+    return _ops.ctc_loss(
+        log_probs,
+        targets,
+        _lengths(input_lengths),
+        _lengths(target_lengths),
+        blank,
+        _reduction(None, None, reduction),
+        zero_infinity,
+    )
 
 
 # ---- composite losses ------------------------------------------------------------------------
@@ -169,9 +182,11 @@ def _check_broadcast(op: str, input, target) -> None:
     a, b = list(input.shape), list(target.shape)
     for i in range(1, min(len(a), len(b)) + 1):
         if a[-i] != b[-i] and a[-i] != 1 and b[-i] != 1:
-            raise RuntimeError(f"{op}: The size of tensor a ({a[-i]}) must match the size of tensor b ({b[-i]}) at "
-                               f"non-singleton dimension {max(len(a), len(b)) - i} (input of shape {a}, target of "
-                               f"shape {b})")
+            raise RuntimeError(
+                f"{op}: The size of tensor a ({a[-i]}) must match the size of tensor b ({b[-i]}) at "
+                f"non-singleton dimension {max(len(a), len(b)) - i} (input of shape {a}, target of "
+                f"shape {b})"
+            )
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -209,8 +224,9 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(below_margin + itself, reduction)
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
-                     reduction="mean"):
+def poisson_nll_loss(
+    input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"
+):
     r"""Negative log likelihood of ``target`` under a Poisson distribution of rate ``input``:
     :math:`e^x - y x` for log-rates, :math:`x - y \log(x + \epsilon)` otherwise; ``full`` adds the
     Stirling term :math:`y \log y - y + \frac{1}{2}\log(2\pi y)` where :math:`y > 1`."""
@@ -247,10 +263,10 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if var_shape != in_shape:
         if in_shape[:-1] == var_shape:
             var = var.unsqueeze(-1)
-        elif not (len(in_shape) == len(var_shape)
-                  and sum(v for i, v in zip(in_shape, var_shape) if i != v) == 1):
-            raise ValueError(f"gaussian_nll_loss: var is of incorrect size: var of shape {var_shape} for input of "
-                             f"shape {in_shape}")
+        elif not (len(in_shape) == len(var_shape) and sum(v for i, v in zip(in_shape, var_shape) if i != v) == 1):
+            raise ValueError(
+                f"gaussian_nll_loss: var is of incorrect size: var of shape {var_shape} for input of shape {in_shape}"
+            )
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"gaussian_nll_loss: {reduction} is not valid")
     # The clamped values with the identity's gradient.
@@ -265,18 +281,19 @@ def _class_scores(op: str, input, target):
     """``input`` as ``(N, C)``, and whether it was batched; PyTorch's shape checks."""
     shape = list(input.shape)
     if not (input.dim() == 0 or (input.dim() == 1 and shape[0] > 0) or (input.dim() == 2 and shape[1] > 0)):
-        raise RuntimeError(f"{op}: Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-                           f"input of shape {shape}")
+        raise RuntimeError(
+            f"{op}: Expected non-empty vector or matrix with optional 0-dim batch size, but got: input of shape {shape}"
+        )
     if target.dtype != oneflow.int64:
-        raise RuntimeError(f"{op}: expected scalar type Long but found {target.dtype} "
-                           f"(target of shape {list(target.shape)})")
+        raise RuntimeError(
+            f"{op}: expected scalar type Long but found {target.dtype} (target of shape {list(target.shape)})"
+        )
     if not input.is_floating_point():
         raise NotImplementedError(f"{op}: not implemented for {input.dtype} (input of shape {shape})")
     return input.reshape(-1, shape[-1] if shape else 1), input.dim() == 2
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
-                      reduction="mean"):
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
     r"""Multi-class hinge loss: :math:`\frac{1}{C} \sum_{i \ne y} w_y \max(0, \text{margin} - x_y + x_i)^p`
     per sample, for ``input`` :math:`(N, C)` or :math:`(C)` and class indices ``target``."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -284,23 +301,27 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if p not in (1, 2):
         raise ValueError(f"multi_margin_loss: only p == 1 and p == 2 supported, but got p={p}")
     if weight is not None and weight.dim() != 1:
-        raise ValueError(f"multi_margin_loss: weight must be one-dimensional, but got weight of shape "
-                         f"{list(weight.shape)}")
+        raise ValueError(
+            f"multi_margin_loss: weight must be one-dimensional, but got weight of shape {list(weight.shape)}"
+        )
     x, batched = _class_scores("multi_margin_loss", input, target)
     n, c = x.shape
     if (batched and list(target.shape) != [n]) or (not batched and target.numel() != 1):
         raise RuntimeError(
             f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples (batch "
-            f"size). Expected target size [{n}], but got {list(target.shape)}. Input has shape {list(input.shape)}.")
+            f"size). Expected target size [{n}], but got {list(target.shape)}. Input has shape {list(input.shape)}."
+        )
     if weight is not None and list(weight.shape) != [c]:
         raise RuntimeError(f"multi_margin_loss: inconsistent weight size, expected {c} but got {list(weight.shape)}")
     if weight is not None and weight.dtype != input.dtype:
-        raise RuntimeError(f"multi_margin_loss: expected weight of the input's dtype {input.dtype}, but got "
-                           f"{weight.dtype}")
+        raise RuntimeError(
+            f"multi_margin_loss: expected weight of the input's dtype {input.dtype}, but got {weight.dtype}"
+        )
     y = target.reshape(-1)
     if n and (bool((y < 0).any()) or bool((y >= c).any())):
-        raise RuntimeError(f"multi_margin_loss: target out of range: values must be in [0, {c}) "
-                           f"(input of shape {list(input.shape)})")
+        raise RuntimeError(
+            f"multi_margin_loss: target out of range: values must be in [0, {c}) (input of shape {list(input.shape)})"
+        )
     z = (margin - x.gather(1, y.unsqueeze(1)) + x).clamp_min(0)
     if p == 2:
         z = z * z
@@ -328,15 +349,19 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     _check_reduction("multilabel_margin_loss", reduction)
     x, batched = _class_scores("multilabel_margin_loss", input, target)
     if list(target.shape) != list(input.shape):
-        raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(target.shape)} for input of "
-                           f"size: {list(input.shape)}")
+        raise RuntimeError(
+            f"multilabel_margin_loss: inconsistent target size: {list(target.shape)} for input of "
+            f"size: {list(input.shape)}"
+        )
     n, c = x.shape
     t = target.reshape(n, c)
     # Targets count up to the first -1 of each row; every entry must be a class or -1 all the same.
     listed = oneflow.cumprod((t != -1).to(oneflow.int64), dim=1) != 0
     if bool(((t < -1) | (t >= c)).any()):
-        raise RuntimeError(f"multilabel_margin_loss: target out of range: values must be in [-1, {c}) "
-                           f"(target of shape {list(target.shape)})")
+        raise RuntimeError(
+            f"multilabel_margin_loss: target out of range: values must be in [-1, {c}) "
+            f"(target of shape {list(target.shape)})"
+        )
     t = oneflow.where(listed, t, oneflow.zeros((), dtype=t.dtype))
     is_target = oneflow.zeros(n, c, dtype=oneflow.int64).scatter_add(1, t, listed.to(oneflow.int64)) > 0
     # The listed targets are a prefix of each row: the pairwise margins need only the longest prefix.
@@ -351,8 +376,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _reduce(loss, reduction)
 
 
-def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
-                                      swap=False, reduction="mean"):
+def triplet_margin_with_distance_loss(
+    anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction="mean"
+):
     r""":math:`\max(d(a, p) - d(a, n) + \text{margin}, 0)` with any distance function :math:`d`
     (default :func:`pairwise_distance`); ``swap`` uses the smaller of :math:`d(a, n)` and :math:`d(p, n)`."""
     _check_reduction("triplet_margin_with_distance_loss", reduction)
@@ -363,7 +389,8 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         raise RuntimeError(
             "triplet_margin_with_distance_loss: The anchor, positive, and negative tensors are expected to have the "
             f"same number of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
-            f"inputs (shapes {list(anchor.shape)}, {list(positive.shape)}, {list(negative.shape)})")
+            f"inputs (shapes {list(anchor.shape)}, {list(positive.shape)}, {list(negative.shape)})"
+        )
     distance = _ops.pairwise_distance if distance_function is None else distance_function
     dist_pos = distance(anchor, positive)
     dist_neg = distance(anchor, negative)

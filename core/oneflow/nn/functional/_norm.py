@@ -53,20 +53,19 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _C.ops.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 
-def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
-                  momentum=0.1, eps=1e-05):
+def instance_norm(
+    input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-05
+):
     """Normalizes each (sample, channel) over its spatial dims."""
     if use_input_stats:
         _verify_spatial_size(input.size())
-    return _C.ops.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
-                                False)
+    return _C.ops.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, False)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Normalizes each (sample, group of channels) over the group's channels and spatial dims."""
     if input.dim() < 2:
-        raise RuntimeError(
-            f"group_norm: Expected at least 2 dimensions for input tensor but received {input.dim()}")
+        raise RuntimeError(f"group_norm: Expected at least 2 dimensions for input tensor but received {input.dim()}")
     _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
     return _C.ops.group_norm(input, num_groups, weight, bias, eps)
 

@@ -7,7 +7,7 @@ import numpy as np
 
 import oneflow
 
-__all__ = ["ctc_greedy_decoder", "gumbel_softmax", "square_relu"]
+__all__ = ["ctc_greedy_decoder", "gumbel_softmax", "sparse_softmax_cross_entropy", "square_relu"]
 
 
 def _check_tensor(fn: str, name: str, value) -> None:
@@ -81,3 +81,9 @@ def ctc_greedy_decoder(log_probs, input_lengths, merge_repeated: bool = True):
             previous = label
         decoded[b, : len(out)] = out
     return oneflow.from_numpy(decoded), oneflow.from_numpy(neg_sum)
+
+
+def sparse_softmax_cross_entropy(labels, logits):
+    """OneFlow's (and TensorFlow's) argument order, labels first: the per-sample cross entropy of
+    ``logits`` (..., C) against class indices ``labels`` (...), oneflow._C.sparse_softmax_cross_entropy."""
+    return oneflow._C.sparse_softmax_cross_entropy(logits, labels)

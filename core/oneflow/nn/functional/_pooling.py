@@ -71,18 +71,22 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _C.ops.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool2d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
     """Average pooling over (C, H, W) or (N, C, H, W)."""
-    return _C.ops.avg_pool2d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
-                             divisor_override)
+    return _C.ops.avg_pool2d(
+        input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad, divisor_override
+    )
 
 
-def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool3d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
     """Average pooling over (C, D, H, W) or (N, C, D, H, W)."""
-    return _C.ops.avg_pool3d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
-                             divisor_override)
+    return _C.ops.avg_pool3d(
+        input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad, divisor_override
+    )
 
 
 def _adaptive_size(output_size, input, dims):
@@ -150,8 +154,10 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size, dims):
     if len(output_size) == dims + 2:
         output_size = output_size[2:]
     if len(output_size) != dims:
-        raise ValueError(f"output_size should be a sequence containing {dims} or {dims + 2} elements, "
-                         f"but it has a length of '{len(output_size)}'")
+        raise ValueError(
+            f"output_size should be a sequence containing {dims} or {dims + 2} elements, "
+            f"but it has a length of '{len(output_size)}'"
+        )
     for d in range(dims):
         lo, hi = default[d] - stride[d], default[d] + stride[d]
         if not lo < output_size[d] < hi:
@@ -268,8 +274,10 @@ def _fractional_max_pool(op, input, kernel_size, output_size, output_ratio, retu
     shape = list(x.shape)
     for d in range(1, dims + 2):
         if shape[d] == 0:
-            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but got "
-                               f"{list(input.shape)} with dimension {d - (not batched)} being empty.")
+            raise RuntimeError(
+                f"{op}(): Expected input to have non-zero size for non-batch dimensions, but got "
+                f"{list(input.shape)} with dimension {d - (not batched)} being empty."
+            )
     kernel = _sizes(op, "kernel_size", kernel_size, dims)
     if any(k <= 0 for k in kernel):
         raise RuntimeError(f"{op}: kernel_size must be positive, but got {kernel}")
@@ -280,8 +288,9 @@ def _fractional_max_pool(op, input, kernel_size, output_size, output_ratio, retu
         if len(ratio) == 1:
             ratio = ratio * dims
         if len(ratio) != dims:
-            raise ValueError(f"{op}: output_ratio must either be a single float or a tuple of {dims} floats, but got "
-                             f"{output_ratio}")
+            raise ValueError(
+                f"{op}: output_ratio must either be a single float or a tuple of {dims} floats, but got {output_ratio}"
+            )
         out = [int(shape[2 + d] * ratio[d]) for d in range(dims)]
     else:
         out = _sizes(op, "output_size", output_size, dims)
@@ -290,27 +299,36 @@ def _fractional_max_pool(op, input, kernel_size, output_size, output_ratio, retu
         # PyTorch's 3-D kernel rejects a last window that ends exactly at the input's end.
         too_large = out[d] + kernel[d] - 1 >= spatial[d] if dims == 3 else out[d] + kernel[d] - 1 > spatial[d]
         if too_large:
-            raise RuntimeError(f"{op}(): pool {axis} {kernel[d]} too large relative to input {axis} {spatial[d]} "
-                               f"(output {axis} {out[d]}, input of shape {list(input.shape)})")
+            raise RuntimeError(
+                f"{op}(): pool {axis} {kernel[d]} too large relative to input {axis} {spatial[d]} "
+                f"(output {axis} {out[d]}, input of shape {list(input.shape)})"
+            )
     batch, planes = shape[0], shape[1]
     if _random_samples is None:
         samples = oneflow.rand(batch, planes, dims, dtype=input.dtype)
     else:
         samples = _random_samples
         if samples.dim() != 3:
-            raise RuntimeError(f"{op}: Expect _random_samples to have 3 dimensions, got {samples.dim()} "
-                               f"(shape {list(samples.shape)})")
+            raise RuntimeError(
+                f"{op}: Expect _random_samples to have 3 dimensions, got {samples.dim()} (shape {list(samples.shape)})"
+            )
         if samples.size(1) != planes:
-            raise RuntimeError(f"{op}: Expect _random_samples.size(1) equals to input channel size, but got "
-                               f"_random_samples of shape {list(samples.shape)} for input of shape {list(input.shape)}")
+            raise RuntimeError(
+                f"{op}: Expect _random_samples.size(1) equals to input channel size, but got "
+                f"_random_samples of shape {list(samples.shape)} for input of shape {list(input.shape)}"
+            )
         if samples.size(2) != dims:
             raise RuntimeError(f"{op}: Expect _random_samples.size(2) equals to {dims}; got {samples.size(2)}.")
         if samples.size(0) < batch:
-            raise RuntimeError(f"{op}: Expect _random_samples.size(0) to be at least the batch size {batch}, but got "
-                               f"_random_samples of shape {list(samples.shape)}")
+            raise RuntimeError(
+                f"{op}: Expect _random_samples.size(0) to be at least the batch size {batch}, but got "
+                f"_random_samples of shape {list(samples.shape)}"
+            )
         if samples.dtype != input.dtype:
-            raise RuntimeError(f"{op}: Expect _random_samples to have the same dtype as input, but got "
-                               f"{samples.dtype} and {input.dtype}")
+            raise RuntimeError(
+                f"{op}: Expect _random_samples to have the same dtype as input, but got "
+                f"{samples.dtype} and {input.dtype}"
+            )
     u = samples.detach().numpy()[:batch]
     # Which sample places which dim follows PyTorch: (w, h) in 2-D but (t, h, w) in 3-D.
     column = [1, 0] if dims == 2 else [0, 1, 2]
@@ -342,8 +360,9 @@ def _fractional_max_pool(op, input, kernel_size, output_size, output_ratio, retu
     return values, indices if batched else indices.squeeze(0)
 
 
-def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                          _random_samples=None):
+def fractional_max_pool2d(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     r"""Fractional max pooling over (C, H, W) or (N, C, H, W): the max of ``kernel_size`` windows at
     pseudo-random, overlapping positions, giving ``output_size`` (or ``int(size * output_ratio)``).
 
@@ -355,25 +374,30 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
         _random_samples: ``(N, C, 2)`` samples in [0, 1) placing the windows (width first); drawn
             from oneflow's generator when not given.
     """
-    return _fractional_max_pool("fractional_max_pool2d", input, kernel_size, output_size, output_ratio,
-                                return_indices, _random_samples, 2)
+    return _fractional_max_pool(
+        "fractional_max_pool2d", input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 2
+    )
 
 
-def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                          _random_samples=None):
+def fractional_max_pool3d(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     r"""Fractional max pooling over (C, T, H, W) or (N, C, T, H, W); see :func:`fractional_max_pool2d`
     (``_random_samples`` is ``(N, C, 3)``, width first)."""
-    return _fractional_max_pool("fractional_max_pool3d", input, kernel_size, output_size, output_ratio,
-                                return_indices, _random_samples, 3)
+    return _fractional_max_pool(
+        "fractional_max_pool3d", input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 3
+    )
 
 
-def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-                                       return_indices=False, _random_samples=None):
+def fractional_max_pool2d_with_indices(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     """:func:`fractional_max_pool2d` returning ``(values, indices)``."""
     return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
-def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-                                       return_indices=False, _random_samples=None):
+def fractional_max_pool3d_with_indices(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     """:func:`fractional_max_pool3d` returning ``(values, indices)``."""
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)

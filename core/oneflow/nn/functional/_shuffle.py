@@ -22,16 +22,19 @@ def channel_shuffle(input: oneflow.Tensor, groups: int) -> oneflow.Tensor:
     if isinstance(groups, bool) or not isinstance(groups, int):
         raise TypeError(f"channel_shuffle(): argument 'groups' (position 2) must be int, not {type(groups).__name__}")
     if input.dim() <= 2:
-        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
-                           f"{list(input.shape)}")
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
     if groups <= 0:
-        raise RuntimeError(f"channel_shuffle: Number of groups to divide channels in must be positive. Value of "
-                           f"groups:{groups} (input of shape {list(input.shape)})")
+        raise RuntimeError(
+            f"channel_shuffle: Number of groups to divide channels in must be positive. Value of "
+            f"groups:{groups} (input of shape {list(input.shape)})"
+        )
     shape = list(input.shape)
     channels = shape[1]
     if channels % groups != 0:
-        raise RuntimeError(f"channel_shuffle: Number of channels must be divisible by groups. Got {channels} channels "
-                           f"and {groups} groups (input of shape {shape}).")
+        raise RuntimeError(
+            f"channel_shuffle: Number of channels must be divisible by groups. Got {channels} channels "
+            f"and {groups} groups (input of shape {shape})."
+        )
     grouped = input.reshape(shape[0], groups, channels // groups, *shape[2:])
     return grouped.transpose(1, 2).contiguous().reshape(shape)
 

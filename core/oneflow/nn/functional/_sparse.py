@@ -12,8 +12,7 @@ __all__ = ["embedding", "one_hot"]
 one_hot = _C.ops.one_hot
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
-              sparse=False):
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` at the indices in ``input``; the row at ``padding_idx`` gets no gradient."""
     if padding_idx is not None:
         if padding_idx > 0:

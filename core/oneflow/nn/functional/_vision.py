@@ -54,8 +54,15 @@ def _spatial_list(value, dim, what, input, fmt):
     return [value] * dim
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+):
     """Resamples ``input`` (N, C, *spatial) to ``size`` or by ``scale_factor``, as torch's."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
@@ -122,14 +129,16 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
-    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
-                  stacklevel=2)
+    warnings.warn(
+        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2
+    )
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
-    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
-                  stacklevel=2)
+    warnings.warn(
+        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2
+    )
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
@@ -146,8 +155,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     """Samples ``input`` at the normalized ``grid`` locations, as torch's."""
     if mode not in _GRID_MODES:
         raise ValueError(
-            "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
-            f"but got: '{mode}'"
+            f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
         )
     if padding_mode not in _GRID_PADDING:
         raise ValueError(
@@ -204,8 +212,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() < 3:
         # PyTorch reads the image dims before checking the rank, hence its IndexError here.
         raise IndexError(
-            f"unfold(): expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got {input.dim()}-D "
-            f"{list(input.shape)}")
+            f"unfold(): expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got {input.dim()}-D {list(input.shape)}"
+        )
     return _C.ops._im2col(input, kernel_size, dilation, padding, stride)
 
 

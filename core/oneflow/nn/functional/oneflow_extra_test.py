@@ -76,3 +76,11 @@ def test_ctc_greedy_decoder_errors():
         F.ctc_greedy_decoder(flow.zeros(4, 2, 5), flow.tensor([4]))
     with pytest.raises(RuntimeError, match=r"input_lengths must be in \[0, 4\]"):
         F.ctc_greedy_decoder(flow.zeros(4, 2, 5), flow.tensor([4, 5]))
+
+
+def test_sparse_softmax_cross_entropy_takes_labels_first():
+    logits = np.array([[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]], dtype=np.float32)
+    labels = np.array([1, 2])
+    out = F.sparse_softmax_cross_entropy(flow.tensor(labels), flow.tensor(logits))
+    expected = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(labels), reduction="none")
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6)
