@@ -160,7 +160,11 @@ def broadcast_like(input, like, broadcast_axes=None):
     _check_tensor("broadcast_like", "like", like)
     target = tuple(like.shape)
     if broadcast_axes is None:
-        return input.expand(*target) if input.dim() <= len(target) else _too_many(input, like)
+        if input.dim() > len(target):
+            raise RuntimeError(
+                f"broadcast_like(): input of shape {tuple(input.shape)} has more dims than like's shape {target}"
+            )
+        return input.expand(*target)
     axes = set(_dims("broadcast_like", "broadcast_axes", broadcast_axes, len(target)))
     reduced = [1 if i in axes else n for i, n in enumerate(target)]
     count = 1
@@ -172,12 +176,6 @@ def broadcast_like(input, like, broadcast_axes=None):
             f"without the broadcast axes {sorted(axes)} ({tuple(reduced)})"
         )
     return input.reshape(*reduced).expand(*target)
-
-
-def _too_many(input, like):
-    raise RuntimeError(
-        f"broadcast_like(): input of shape {tuple(input.shape)} has more dims than like's shape {tuple(like.shape)}"
-    )
 
 
 def _slices(fn: str, input, slice_tup_list) -> tuple:

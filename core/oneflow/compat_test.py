@@ -100,6 +100,8 @@ def test_broadcast_like():
     np.testing.assert_array_equal(out.numpy(), np.broadcast_to(np.array([1.0, 2.0, 3.0])[None, :, None], (2, 3, 4)))
     with pytest.raises(RuntimeError, match="broadcast_like"):
         flow.broadcast_like(flow.zeros(4), like, broadcast_axes=(0, 2))
+    with pytest.raises(RuntimeError, match="has more dims than like's shape"):
+        flow.broadcast_like(flow.zeros(1, 1, 1, 1), like)
     with pytest.raises(TypeError, match="argument 'like' must be Tensor"):
         flow.broadcast_like(x, [2, 3, 4])
 
