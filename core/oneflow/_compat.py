@@ -215,6 +215,75 @@ def logical_slice(input, slice_tup_list):
     return input[_slices("logical_slice", input, slice_tup_list)].clone()
 
 
+def var_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
+    """(var, mean) of ``input`` over ``dim`` (all dims when None), as ``torch.var_mean``."""
+    _check_tensor("var_mean", "input", input)
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    if dim is None:
+        return input.var(correction=correction), input.mean()
+    return input.var(dim, correction=correction, keepdim=keepdim), input.mean(dim, keepdim=keepdim)
+
+
+def std_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
+    """(std, mean) of ``input`` over ``dim`` (all dims when None), as ``torch.std_mean``."""
+    var, mean = var_mean(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased)
+    return var.sqrt(), mean
+
+
+# ---- legacy typed-tensor classes (oneflow.LongTensor, oneflow.cuda.FloatTensor, ...) ------------
+
+
+class _TypedTensorMeta(type):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, _Tensor) and obj.dtype == cls.dtype and obj.device.type == cls.device_type
+
+
+class _TypedTensor(metaclass=_TypedTensorMeta):
+    """``LongTensor(2, 3)`` (uninitialized, of that shape), ``LongTensor([1, 2])`` (from data) or
+    ``LongTensor()`` (empty); ``isinstance(t, LongTensor)`` checks the dtype and the device."""
+
+    dtype = None
+    device_type = "cpu"
+
+    def __new__(cls, *args):
+        name = cls.__qualname__
+        if len(args) == 1 and isinstance(args[0], _Tensor):
+            return args[0].to(device=cls.device_type, dtype=cls.dtype)
+        if all(isinstance(a, int) and not isinstance(a, builtins.bool) for a in args):
+            return _flow.empty(*(args or (0,)), dtype=cls.dtype, device=cls.device_type)
+        if len(args) == 1 and isinstance(args[0], (_flow.Size, tuple)) and all(isinstance(a, int) for a in args[0]):
+            return _flow.empty(*args[0], dtype=cls.dtype, device=cls.device_type)
+        if len(args) == 1:
+            return _flow.tensor(args[0], dtype=cls.dtype, device=cls.device_type)
+        raise TypeError(f"{name}(): expected sizes (ints), a size or data, got {args!r}")
+
+
+def _typed_tensor_classes(device_type: str, module: str) -> dict:
+    dtypes = {
+        "FloatTensor": _flow.float32,
+        "DoubleTensor": _flow.float64,
+        "HalfTensor": _flow.float16,
+        "BFloat16Tensor": _flow.bfloat16,
+        "ByteTensor": _flow.uint8,
+        "CharTensor": _flow.int8,
+        "ShortTensor": _flow.int16,
+        "IntTensor": _flow.int32,
+        "LongTensor": _flow.int64,
+        "BoolTensor": _flow.bool,
+    }
+    return {
+        name: _TypedTensorMeta(
+            name, (_TypedTensor,), {"dtype": dtype, "device_type": device_type, "__module__": module}
+        )
+        for name, dtype in dtypes.items()
+    }
+
+
+_CPU_TENSOR_TYPES = _typed_tensor_classes("cpu", "oneflow")
+globals().update(_CPU_TENSOR_TYPES)
+
+
 def floor_(input):
     """In-place ``floor``."""
     _check_tensor("floor_", "input", input)
@@ -321,4 +390,7 @@ __all__ = [
     "sin_",
     "slice",
     "logical_slice",
+    "var_mean",
+    "std_mean",
+    *_CPU_TENSOR_TYPES,
 ]

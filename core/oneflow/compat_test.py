@@ -175,3 +175,44 @@ def test_slice_and_logical_slice():
         flow.slice(x, [[0, 2]])
     with pytest.raises(ValueError, match="at most 3"):
         flow.logical_slice(x, [[0, 1, 1]] * 4)
+
+
+@pytest.mark.parametrize("dim", [None, 1, (0, 1)])
+def test_var_mean_std_mean(dim):
+    a = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32)
+    x, t = _pair(a)
+    for name in ("var_mean", "std_mean"):
+        ours = getattr(flow, name)(x) if dim is None else getattr(flow, name)(x, dim, keepdim=True)
+        theirs = getattr(torch, name)(t) if dim is None else getattr(torch, name)(t, dim, keepdim=True)
+        for o, e in zip(ours, theirs):
+            np.testing.assert_allclose(o.numpy(), e.numpy(), rtol=1e-5, atol=1e-6)
+    ours = flow.var_mean(x, 0, correction=0)
+    theirs = torch.var_mean(t, 0, correction=0)
+    np.testing.assert_allclose(ours[0].numpy(), theirs[0].numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("name", "dtype"),
+    [
+        ("FloatTensor", "float32"),
+        ("DoubleTensor", "float64"),
+        ("LongTensor", "int64"),
+        ("IntTensor", "int32"),
+        ("ByteTensor", "uint8"),
+        ("BoolTensor", "bool"),
+        ("HalfTensor", "float16"),
+    ],
+)
+def test_typed_tensor_classes(name, dtype):
+    cls, tcls = getattr(flow, name), getattr(torch, name)
+    assert cls(2, 3).shape == tcls(2, 3).shape and cls(2, 3).dtype == getattr(flow, dtype)
+    assert cls().shape == tcls().shape
+    data = [[1, 0], [0, 1]]
+    np.testing.assert_array_equal(cls(data).numpy(), tcls(data).numpy())
+    assert isinstance(cls(data), cls) and isinstance(flow.zeros(1, dtype=getattr(flow, dtype)), cls)
+    assert not isinstance(flow.zeros(1, dtype=flow.int8), cls)  # CharTensor is not among the cases
+    assert not isinstance(data, cls)
+    # The CUDA classes exist; a CPU tensor is none of them.
+    assert not isinstance(cls(data), getattr(flow.cuda, name))
+    with pytest.raises(TypeError, match=name):
+        cls(1, "2")

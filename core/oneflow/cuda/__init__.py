@@ -15,8 +15,19 @@ import os
 from typing import Union
 
 import oneflow
+from oneflow._compat import _typed_tensor_classes
 
 __all__ = [
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
     "current_device",
     "device_count",
     "empty_cache",
@@ -26,6 +37,9 @@ __all__ = [
     "set_device",
     "synchronize",
 ]
+
+# The legacy typed-tensor classes of CUDA tensors (oneflow.cuda.FloatTensor, ...).
+globals().update(_typed_tensor_classes("cuda", "oneflow.cuda"))
 
 DeviceLike = Union["oneflow.device", str, int, None]
 
