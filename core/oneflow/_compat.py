@@ -284,6 +284,20 @@ _CPU_TENSOR_TYPES = _typed_tensor_classes("cpu", "oneflow")
 globals().update(_CPU_TENSOR_TYPES)
 
 
+_registry_where = _flow.where
+
+
+def where(condition, input=None, other=None):
+    """``where(condition, input, other)``: elements of ``input`` where ``condition`` holds, else of
+    ``other``; ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``, as in PyTorch."""
+    if input is None and other is None:
+        _check_tensor("where", "condition", condition)
+        return _flow.nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where(): expected (condition) or (condition, input, other)")
+    return _registry_where(condition, input, other)
+
+
 def floor_(input):
     """In-place ``floor``."""
     _check_tensor("floor_", "input", input)
@@ -392,5 +406,6 @@ __all__ = [
     "logical_slice",
     "var_mean",
     "std_mean",
+    "where",
     *_CPU_TENSOR_TYPES,
 ]

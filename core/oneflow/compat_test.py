@@ -216,3 +216,16 @@ def test_typed_tensor_classes(name, dtype):
     assert not isinstance(cls(data), getattr(flow.cuda, name))
     with pytest.raises(TypeError, match=name):
         cls(1, "2")
+
+
+def test_where_forms():
+    a = np.array([[1.0, -2.0], [0.0, 4.0]], dtype=np.float32)
+    x, t = _pair(a)
+    ours, theirs = flow.where(x > 0), torch.where(t > 0)
+    assert len(ours) == len(theirs) == 2
+    for o, e in zip(ours, theirs):
+        np.testing.assert_array_equal(o.numpy(), e.numpy())
+    np.testing.assert_array_equal(flow.where(x > 0, x, -x).numpy(), torch.where(t > 0, t, -t).numpy())
+    np.testing.assert_array_equal(flow.where(x > 0, x, 0.0).numpy(), torch.where(t > 0, t, 0.0).numpy())
+    with pytest.raises(TypeError, match=r"where\(\): expected \(condition\) or \(condition, input, other\)"):
+        flow.where(x > 0, x)
