@@ -45,6 +45,7 @@ class OpNode final : public Node {
       const OutMeta& m = input_meta_[i];
       if (out[i]->shape() != m.shape) out[i] = SumToShape(out[i], m.shape);
       if (out[i]->dtype() != m.dtype) out[i] = GetCoreOps().to_dtype(out[i], m.dtype);
+      if (out[i]->device() != input_devices_[i]) out[i] = ToDevice(out[i], input_devices_[i]);
     }
     return out;
   }
@@ -75,6 +76,7 @@ class OpNode final : public Node {
   }
 
   std::vector<OutMeta> input_meta_;
+  std::vector<Device> input_devices_;  // where each input's gradient must arrive
 
  private:
   BackwardCtx ctx_;
@@ -204,15 +206,35 @@ bool AnyRequiresGrad(const std::vector<Value>& args) {
   return false;
 }
 
+// The device an op runs on: its first tensor's, where a 0-d CPU tensor (a
+// number, or a scalar tensor as PyTorch allows beside accelerator tensors)
+// yields to any other.
 Device CallDevice(const OpCall& call) {
+  std::optional<Device> scalar;
   for (const Value& v : call.args) {
-    if (v.is_tensor() && v.tensor() && !v.is_wrapped_number()) return v.tensor()->device();
+    if (v.is_tensor() && v.tensor() && !v.is_wrapped_number()) {
+      const Device& d = v.tensor()->device();
+      if (d.type != DeviceType::kCPU || v.tensor()->ndim() > 0) return d;
+      if (!scalar) scalar = d;
+    }
     if (v.is_tensor_list() && !v.tensors().empty()) return v.tensors()[0]->device();
   }
-  return Device{};
+  return scalar.value_or(Device{});
+}
+
+// On an accelerator, 0-d CPU tensors (numbers included) move to the call's
+// device, except for elementwise ops, whose kernels read them as scalars.
+void MoveCpuScalars(OpCall& call) {
+  if (call.device.type == DeviceType::kCPU || call.op->has_trait(kElementwise)) return;
+  for (Value& v : call.args) {
+    if (v.is_tensor() && v.tensor() && v.tensor()->device().type == DeviceType::kCPU) {
+      v = Value(ToDevice(v.tensor(), call.device), v.is_wrapped_number());
+    }
+  }
 }
 
 void CheckDevices(const OpCall& call) {
+  if (call.op->has_trait(kCrossDevice)) return;
   for (size_t i = 0; i < call.args.size(); ++i) {
     const Value& v = call.args[i];
     if (v.is_tensor() && v.tensor() && !v.is_wrapped_number() && v.tensor()->ndim() > 0) {
@@ -250,6 +272,7 @@ void Record(OpCall& call, const std::vector<Value>& original_args,
   ctx.saved_lists.resize(original_args.size());
   std::vector<Edge> edges;
   std::vector<OutMeta> input_meta;
+  std::vector<Device> input_devices;
   for (size_t i = 0; i < original_args.size(); ++i) {
     const Value& v = original_args[i];
     if (v.is_tensor() && v.tensor()) {
@@ -259,11 +282,13 @@ void Record(OpCall& call, const std::vector<Value>& original_args,
       ctx.saved_inputs[i] = SavedTensor(t, /*is_output=*/false, 0);
       edges.push_back(GradientEdge(v.tensor()));
       input_meta.push_back({v.tensor()->shape(), v.tensor()->dtype()});
+      input_devices.push_back(v.tensor()->device());
     } else if (v.is_tensor_list()) {
       for (const auto& t : v.tensors()) {
         ctx.saved_lists[i].emplace_back(t, false, 0);
         edges.push_back(GradientEdge(t));
         input_meta.push_back({t->shape(), t->dtype()});
+        input_devices.push_back(t->device());
       }
     } else {
       ctx.args[i] = v;
@@ -276,6 +301,7 @@ void Record(OpCall& call, const std::vector<Value>& original_args,
   }
   auto node = std::make_shared<OpNode>(std::move(ctx));
   node->input_meta_ = std::move(input_meta);
+  node->input_devices_ = std::move(input_devices);
   node->mutable_next_edges() = std::move(edges);
   node->set_num_outputs(static_cast<uint32_t>(call.outputs.size()));
   if (schema.is_inplace() && call.outputs[0]->view_base()) {
@@ -461,6 +487,7 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
   }
   std::vector<Value> original_args;
   if (record) original_args = call.args;
+  MoveCpuScalars(call);
 
   if (op.infer()) op.infer()(call);
   if (call.cast_inputs) {

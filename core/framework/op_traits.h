@@ -82,6 +82,7 @@ enum OpTrait : uint32_t {
   kInplace = 1u << 3,        // writes its first argument (schema: Tensor(a!) self)
   kMutatesArgs = 1u << 4,    // writes another argument (running statistics, optimizer state)
   kView = 1u << 5,           // returns a view of an input (schema: -> Tensor(a))
+  kCrossDevice = 1u << 6,    // its tensors may live on different devices (copy_ moves data)
 };
 
 }  // namespace oneflow

@@ -32,7 +32,10 @@ default_generator = _C.default_generator
 def manual_seed(seed) -> Generator:
     """Seeds the default generator (``seed`` is converted with ``int()``; negative
     values count modulo 2**64) and returns it."""
-    return default_generator.manual_seed(builtins.int(seed))
+    seed = builtins.int(seed)
+    if oneflow._C._cuda_built():  # PyTorch's manual_seed seeds every device
+        oneflow._C._cuda_manual_seed(seed % (1 << 64))
+    return default_generator.manual_seed(seed)
 
 
 def seed() -> builtins.int:

@@ -4,8 +4,11 @@
 
 #include <cstddef>
 
+#include "core/framework/generator.h"
 #include "core/pybind/binding_registry.h"
 #include "core/runtime/allocator.h"
+#include "core/runtime/device_kernels.h"
+#include "core/runtime/error.h"
 
 namespace py = pybind11;
 
@@ -39,7 +42,58 @@ py::dict StatsDict() {
   return d;
 }
 
+// The CUDA runtime, when this build has one (null otherwise).
+const DeviceRuntime* Cuda() { return GetDeviceRuntime(DeviceType::kCUDA); }
+
+const DeviceRuntime& CudaOrThrow() {
+  const DeviceRuntime* rt = Cuda();
+  OF_CHECK(rt != nullptr, RuntimeError,
+           "this build of oneflow has no CUDA support (build with --config=cuda)");
+  return *rt;
+}
+
+py::dict CudaStatsDict(int device) {
+  const DeviceMemoryStats s = CudaOrThrow().memory_stats(device);
+  py::dict d;
+  d["allocated_bytes.all.current"] = s.allocated;
+  d["allocated_bytes.all.peak"] = s.peak_allocated;
+  d["reserved_bytes.all.current"] = s.reserved;
+  d["reserved_bytes.all.peak"] = s.peak_reserved;
+  d["allocation.all.allocated"] = s.num_allocs;
+  d["allocation.all.freed"] = s.num_frees;
+  d["num_device_alloc"] = s.num_device_alloc;
+  d["num_device_free"] = s.num_device_free;
+  d["num_ooms"] = s.num_ooms;
+  return d;
+}
+
+void BindCuda(py::module_& m) {
+  m.def("_cuda_built", [] { return Cuda() != nullptr; });
+  m.def("_cuda_device_count", [] { return Cuda() ? Cuda()->device_count() : 0; });
+  m.def("_cuda_current_device", [] { return CudaOrThrow().current_device(); });
+  m.def(
+      "_cuda_set_device", [](int index) { CudaOrThrow().set_device(index); }, py::arg("index"));
+  m.def(
+      "_cuda_synchronize", [](int index) { CudaOrThrow().synchronize(index); },
+      py::arg("index") = -1, py::call_guard<py::gil_scoped_release>());
+  m.def("_cuda_memory_stats", &CudaStatsDict, py::arg("index") = -1);
+  m.def(
+      "_cuda_reset_peak_memory_stats",
+      [](int index) { CudaOrThrow().reset_peak_memory_stats(index); }, py::arg("index") = -1);
+  m.def(
+      "_cuda_manual_seed",
+      [](uint64_t seed) { DefaultGenerator(DeviceType::kCUDA)->ManualSeed(seed); },
+      py::arg("seed"));
+  m.def(
+      "_cuda_empty_cache",
+      [] {
+        if (Cuda()) Cuda()->empty_cache();
+      },
+      py::call_guard<py::gil_scoped_release>());
+}
+
 void BindMemory(py::module_& m) {
+  BindCuda(m);
   m.def("_cpu_memory_stats", &StatsDict,
         "_cpu_memory_stats() -> dict\n\nThe CPU caching allocator's counters.");
   m.def("_cpu_memory_allocated", [] { return GetCpuMemoryStats().allocated; });

@@ -27,8 +27,13 @@ namespace {
 
 // Names of the OpTrait bits, as op_info reports them.
 const std::pair<uint32_t, const char*> kTraitNames[] = {
-    {kRandom, "random"},   {kElementwise, "elementwise"},  {kFusedEpilogue, "fused_epilogue"},
-    {kInplace, "inplace"}, {kMutatesArgs, "mutates_args"}, {kView, "view"},
+    {kRandom, "random"},
+    {kElementwise, "elementwise"},
+    {kFusedEpilogue, "fused_epilogue"},
+    {kCrossDevice, "cross_device"},
+    {kInplace, "inplace"},
+    {kMutatesArgs, "mutates_args"},
+    {kView, "view"},
 };
 
 std::string TypeName(py::handle obj) { return Py_TYPE(obj.ptr())->tp_name; }

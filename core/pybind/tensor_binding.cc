@@ -83,11 +83,12 @@ std::optional<DType> DTypeOfNumpy(const py::dtype& dt) {
   return std::nullopt;
 }
 
-py::array ToNumpy(const TensorImplPtr& t) {
-  OF_CHECK(
-      t->device().type == DeviceType::kCPU, TypeError, "can't convert ", t->device().ToString(),
-      " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
-  OF_CHECK(!t->requires_grad(), RuntimeError,
+py::array ToNumpy(const TensorImplPtr& t_in) {
+  // OneFlow's numpy() copies a device tensor to the host (PyTorch asks for .cpu() first);
+  // a CPU tensor shares its memory with the array.
+  const TensorImplPtr t =
+      t_in->device().type == DeviceType::kCPU ? t_in : ToDevice(t_in, Device{DeviceType::kCPU, -1});
+  OF_CHECK(!t_in->requires_grad(), RuntimeError,
            "numpy(): the tensor requires grad; call tensor.detach().numpy() to get its values");
   const char* format = NumpyFormat(t->dtype());
   OF_CHECK(format != nullptr, TypeError, "numpy(): NumPy has no ", DTypeName(t->dtype()),
@@ -175,10 +176,10 @@ py::object ScalarToPython(const char* p) {
 py::object Item(const TensorImplPtr& t) {
   OF_CHECK(t->numel() == 1, RuntimeError, "a Tensor with ", t->numel(),
            " elements cannot be converted to Scalar");
-  OF_CHECK(t->device().type == DeviceType::kCPU, RuntimeError,
-           "item(): only CPU tensors are supported in this build");
-  return DispatchDType(t->dtype(), [&](auto tag) {
-    return ScalarToPython<typename decltype(tag)::type>(t->data());
+  const TensorImplPtr h =
+      t->device().type == DeviceType::kCPU ? t : ToDevice(t, Device{DeviceType::kCPU, -1});
+  return DispatchDType(h->dtype(), [&](auto tag) {
+    return ScalarToPython<typename decltype(tag)::type>(h->data());
   });
 }
 

@@ -12,7 +12,20 @@ std::array<const DeviceKernels*, 2>& Registry() {
   return registry;
 }
 
+std::array<const DeviceRuntime*, 2>& Runtimes() {
+  static std::array<const DeviceRuntime*, 2> registry{};
+  return registry;
+}
+
 }  // namespace
+
+DeviceRuntimeRegistrar::DeviceRuntimeRegistrar(DeviceType type, const DeviceRuntime* runtime) {
+  Runtimes()[static_cast<int>(type)] = runtime;
+}
+
+const DeviceRuntime* GetDeviceRuntime(DeviceType type) {
+  return Runtimes()[static_cast<int>(type)];
+}
 
 DeviceKernelsRegistrar::DeviceKernelsRegistrar(DeviceType type, const DeviceKernels* kernels) {
   Registry()[static_cast<int>(type)] = kernels;

@@ -114,10 +114,44 @@ void CopyInto(const TensorImplPtr& src, const TensorImplPtr& dst) {
   OF_CHECK(src->shape() == dst->shape(), RuntimeError, "copy_(): shape of source ",
            ShapeToString(src->shape()), " does not match destination ",
            ShapeToString(dst->shape()));
-  OF_CHECK(src->device() == dst->device(), RuntimeError, "copy_(): cross-device copy from ",
-           src->device().ToString(), " to ", dst->device().ToString(), " is not supported yet");
-  GetDeviceKernels(dst->device().type).copy(*src, *dst);
+  if (src->device() != dst->device()) {
+    CopyAcrossDevices(src, dst);
+  } else {
+    GetDeviceKernels(dst->device().type).copy(*src, *dst);
+  }
   dst->BumpVersion();
+}
+
+void CopyAcrossDevices(const TensorImplPtr& src, const TensorImplPtr& dst) {
+  const DeviceType accel =
+      src->device().type != DeviceType::kCPU ? src->device().type : dst->device().type;
+  const DeviceRuntime* runtime = GetDeviceRuntime(accel);
+  OF_CHECK(runtime != nullptr, RuntimeError, "copy from ", src->device().ToString(), " to ",
+           dst->device().ToString(),
+           ": this build of oneflow has no CUDA runtime (build with --config=cuda)");
+  OF_CHECK(src->shape() == dst->shape(), RuntimeError, "copy from ", src->device().ToString(),
+           " to ", dst->device().ToString(), ": shapes ", ShapeToString(src->shape()), " and ",
+           ShapeToString(dst->shape()), " differ");
+  if (dst->numel() == 0) return;
+  // A dense source in dst's dtype, cast on the source's side.
+  TensorImplPtr s = src;
+  if (!s->is_contiguous() || s->dtype() != dst->dtype()) {
+    s = TensorImpl::Empty(src->shape(), dst->dtype(), src->device());
+    GetDeviceKernels(src->device().type).copy(*src, *s);
+  }
+  TensorImplPtr d =
+      dst->is_contiguous() ? dst : TensorImpl::Empty(dst->shape(), dst->dtype(), dst->device());
+  runtime->memcpy(d->data(), d->device(), s->data(), s->device(),
+                  static_cast<size_t>(d->numel() * d->itemsize()));
+  if (d != dst) GetDeviceKernels(dst->device().type).copy(*d, *dst);
+}
+
+TensorImplPtr ToDevice(const TensorImplPtr& t, Device device) {
+  if (t->device() == device) return t;
+  auto out = TensorImpl::Empty(t->shape(), t->dtype(), device);
+  if (out->device() == t->device()) return t;  // "cuda" names cuda:0
+  CopyAcrossDevices(t, out);
+  return out;
 }
 
 void Fill(const TensorImplPtr& dst, const Scalar& value) {

@@ -53,6 +53,14 @@ TensorImplPtr Clone(const TensorImplPtr& t);
 TensorImplPtr ToDType(const TensorImplPtr& t, DType dtype, bool copy);
 // Copies `src` into `dst` (same shape), converting dtype; bumps dst's version.
 void CopyInto(const TensorImplPtr& src, const TensorImplPtr& dst);
+
+// dst = src (equal shapes, any dtypes and strides) where the two live on
+// different devices (host and accelerator, or two accelerators): the bytes
+// cross densely in dst's dtype, casts and strides are handled on each side.
+void CopyAcrossDevices(const TensorImplPtr& src, const TensorImplPtr& dst);
+
+// t on `device`: t itself when it is there already, else a copy.
+TensorImplPtr ToDevice(const TensorImplPtr& t, Device device);
 // Fills `dst` in place; bumps its version.
 void Fill(const TensorImplPtr& dst, const Scalar& value);
 

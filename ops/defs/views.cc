@@ -230,9 +230,11 @@ void InferCopy(OpCall& call) {
 }
 void CopyKernel(OpCall& c) {
   const TensorImplPtr& src = c.tensor(arg::copy_::src);
-  OF_CHECK(src->device() == c.outputs[0]->device(), RuntimeError,
-           "copy_(): cross-device copy from ", src->device().ToString(), " to ",
-           c.outputs[0]->device().ToString(), " is not supported yet");
+  if (src->device() != c.outputs[0]->device()) {
+    // Across devices: the gradient goes back to src's device (OpNode moves it).
+    CopyAcrossDevices(Expand(src, c.outputs[0]->shape()), c.outputs[0]);
+    return;
+  }
   GetDeviceKernels(c.device.type).copy(*Expand(src, c.outputs[0]->shape()), *c.outputs[0]);
 }
 
@@ -243,7 +245,8 @@ OF_OP("copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)")
               c.needs_grad[1] ? c.grad() : nullptr};
     })
     .Sbp(sbp::Family("copy"))
-    .Autocast(amp::kNone);
+    .Autocast(amp::kNone)
+    .Traits(kCrossDevice);
 OF_ANY_DEVICE_KERNEL("copy_", &CopyKernel);
 
 }  // namespace

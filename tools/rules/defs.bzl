@@ -92,24 +92,33 @@ def of_py_test(name, srcs, deps = [], data = [], args = [], tags = [], size = "s
         **kwargs
     )
 
-def cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], **kwargs):
+# The GPU architectures the kernels are built for: Ampere (A100) and Hopper (H100/H200).
+CUDA_ARCHS = ["80", "90"]
+
+def cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], nvcc_hdrs = [], **kwargs):
     """A library of CUDA kernels, compiled by nvcc under --config=cuda.
 
     Without CUDA it is a header-only library with no kernels, and dependents see
     no OF_WITH_CUDA define, so CPU-only builds and tests stay green.
+
+    Args:
+      nvcc_hdrs: headers of other packages the .cu files include (labels of
+        exported files): nvcc runs in a genrule that sees only declared inputs.
     """
     if not CUDA_ENABLED:
         native.cc_library(name = name, hdrs = hdrs, deps = deps, **kwargs)
         return
+    gencode = " ".join(["-gencode arch=compute_%s,code=sm_%s" % (a, a) for a in CUDA_ARCHS])
     objs = []
     for src in srcs:
         obj = name + "_" + src.replace("/", "_").replace(".cu", ".o")
         native.genrule(
             name = obj + "_compile",
-            srcs = [src] + hdrs + kwargs.get("textual_hdrs", []),
+            srcs = [src] + hdrs + nvcc_hdrs + kwargs.get("textual_hdrs", []),
             outs = [obj],
-            cmd = "%s -std=c++17 -O2 -Xcompiler -fPIC -I. -I$(GENDIR) %s -c $(location %s) -o $@" % (
+            cmd = "%s -std=c++17 -O3 --expt-relaxed-constexpr %s -Xcompiler -fPIC,-fvisibility=hidden -I. -I$(GENDIR) %s -c $(location %s) -o $@" % (
                 NVCC,
+                gencode,
                 " ".join(copts),
                 src,
             ),

@@ -34,6 +34,12 @@ __all__ = [
     "is_available",
     "manual_seed",
     "manual_seed_all",
+    "max_memory_allocated",
+    "max_memory_reserved",
+    "memory_allocated",
+    "memory_reserved",
+    "memory_stats",
+    "reset_peak_memory_stats",
     "set_device",
     "synchronize",
 ]
@@ -44,12 +50,9 @@ globals().update(_typed_tensor_classes("cuda", "oneflow.cuda"))
 DeviceLike = Union["oneflow.device", str, int, None]
 
 
-@functools.cache
 def _built_with_cuda() -> bool:
-    """True when this build has CUDA kernels (``--config=cuda``)."""
-    # Every declared op by its full name ("max.dim"): the part of its schema before "(".
-    names = (schema.split("(", 1)[0] for schema in oneflow._C._op_schemas())
-    return any("cuda" in oneflow._C.op_info(name)["kernels"] for name in names)
+    """True when this build has the CUDA backend (``--config=cuda``)."""
+    return bool(oneflow._C._cuda_built())
 
 
 @functools.cache
@@ -68,7 +71,7 @@ def _driver_device_count() -> int:
 
 def device_count() -> int:
     """The number of GPUs available: 0 on a build without CUDA or without a visible GPU."""
-    return _driver_device_count() if _built_with_cuda() else 0
+    return int(oneflow._C._cuda_device_count()) if _built_with_cuda() else 0
 
 
 def is_available() -> bool:
@@ -118,6 +121,7 @@ def set_device(device: DeviceLike) -> None:
         )
     global _selected
     _selected = index
+    oneflow._C._cuda_set_device(index)
 
 
 def synchronize(device: DeviceLike = None) -> None:
@@ -129,8 +133,7 @@ def synchronize(device: DeviceLike = None) -> None:
     index = _device_index("synchronize", device, optional=True)
     if index < 0 or not is_available():
         return
-    # A device-to-host copy waits for the device's stream (one stream per device).
-    oneflow.zeros(1, device=oneflow.device("cuda", index)).cpu()
+    oneflow._C._cuda_synchronize(index)
 
 
 def _check_seed(fn: str, seed) -> int:
@@ -141,23 +144,56 @@ def _check_seed(fn: str, seed) -> int:
 
 
 def manual_seed(seed: int) -> None:
-    """Seeds the random numbers of the current GPU; silently ignored without CUDA.
-
-    Every device draws from oneflow's one default generator, so with CUDA this is
-    ``oneflow.manual_seed(seed)``.
-    """
+    """Seeds the random numbers of the GPUs (one CUDA generator); ignored without CUDA."""
     seed = _check_seed("manual_seed", seed)
-    if is_available():
-        oneflow.manual_seed(seed)
+    if _built_with_cuda():
+        oneflow._C._cuda_manual_seed(seed % (1 << 64))
 
 
 def manual_seed_all(seed: int) -> None:
-    """Seeds the random numbers of every GPU; silently ignored without CUDA."""
-    seed = _check_seed("manual_seed_all", seed)
-    if is_available():
-        oneflow.manual_seed(seed)
+    """Seeds the random numbers of every GPU; ignored without CUDA."""
+    manual_seed(seed)
 
 
 def empty_cache() -> None:
-    """Releases the cached, unused GPU memory of the caching allocator; a no-op without CUDA."""
-    return None
+    """Returns the cached, unused GPU memory of the caching allocator to the driver; a no-op
+    without CUDA."""
+    if _built_with_cuda():
+        oneflow._C._cuda_empty_cache()
+
+
+def _stats_index(fn: str, device: DeviceLike) -> int:
+    index = _device_index(fn, device, optional=True)
+    if not is_available():
+        raise RuntimeError(f"{fn}(): CUDA is not available (no GPU, or a build without CUDA)")
+    return index
+
+
+def memory_stats(device: DeviceLike = None) -> dict:
+    """The CUDA caching allocator's counters for ``device``, in ``torch.cuda.memory_stats`` keys."""
+    return dict(oneflow._C._cuda_memory_stats(_stats_index("memory_stats", device)))
+
+
+def memory_allocated(device: DeviceLike = None) -> int:
+    """Bytes held by live tensors on ``device``."""
+    return memory_stats(device)["allocated_bytes.all.current"]
+
+
+def max_memory_allocated(device: DeviceLike = None) -> int:
+    """The peak of ``memory_allocated`` since the start or the last ``reset_peak_memory_stats``."""
+    return memory_stats(device)["allocated_bytes.all.peak"]
+
+
+def memory_reserved(device: DeviceLike = None) -> int:
+    """Bytes the caching allocator holds from the driver on ``device`` (live plus cached)."""
+    return memory_stats(device)["reserved_bytes.all.current"]
+
+
+def max_memory_reserved(device: DeviceLike = None) -> int:
+    """The peak of ``memory_reserved``."""
+    return memory_stats(device)["reserved_bytes.all.peak"]
+
+
+def reset_peak_memory_stats(device: DeviceLike = None) -> None:
+    """Sets the peaks to the current values."""
+    oneflow._C._cuda_reset_peak_memory_stats(_stats_index("reset_peak_memory_stats", device))

@@ -123,7 +123,7 @@ class Adam(Optimizer):
             # The fused kernel always corrects the bias; without correction, step per parameter.
             if (
                 bias_correction
-                and _fusable(group, items, keys)
+                and _fusable(group, items, keys, op="_fused_adamw_" if decoupled else "_fused_adam_")
                 and all(not s or isinstance(s.get("step"), oneflow.Tensor) for _, _, s in items)
             ):
                 self._fused_step(items, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import oneflow
@@ -10,33 +11,41 @@ from oneflow.optim.optimizer import Optimizer, ParamsT, _check_flag, _check_lr, 
 __all__ = ["SGD"]
 
 
-def _fusable(group: dict[str, Any], items: list, state_keys: tuple[str, ...] = ()) -> bool:
+@functools.cache
+def _has_kernel(op: str, device_type: str) -> bool:
+    return device_type in oneflow._C.op_info(op)["kernels"]
+
+
+def _fusable(group: dict[str, Any], items: list, state_keys: tuple[str, ...] = (), op: str = "") -> bool:
     """Whether a group's (param, grad, state) items can take one fused multi-tensor step.
 
     The fused kernels (``oneflow._C.ops._fused_sgd_`` / ``_fused_adam_`` / ``_fused_adamw_``)
-    need dense CPU tensors of one floating dtype, gradients and state of the parameter's
-    dtype and shape, and contiguous parameters and state; global tensors take the
-    per-parameter path, whose ops know their SBP. ``foreach=False`` or ``fused=False``
-    keeps the per-parameter path.
+    need dense tensors of one floating dtype on one device that has a kernel for ``op``
+    (the CPU has all of them), gradients and state of the parameter's dtype, shape and
+    device, and contiguous parameters and state; global tensors take the per-parameter
+    path, whose ops know their SBP. ``foreach=False`` or ``fused=False`` keeps the
+    per-parameter path.
     """
     if group.get("foreach") is False or group.get("fused") is False or not items:
         return False
-    dtype = items[0][0].dtype
-    if not dtype.is_floating_point:
+    dtype, device = items[0][0].dtype, items[0][0].device
+    if not dtype.is_floating_point or items[0][0].is_global:
+        return False
+    if device.type != "cpu" and not (op and _has_kernel(op, device.type)):
         return False
     for p, grad, state in items:
         if p.is_global or grad.is_global:
             return False
-        if p.device.type != "cpu" or p.dtype != dtype or not p.is_contiguous():
+        if p.device != device or p.dtype != dtype or not p.is_contiguous():
             return False
-        if grad.device.type != "cpu" or grad.dtype != dtype or grad.shape != p.shape:
+        if grad.device != device or grad.dtype != dtype or grad.shape != p.shape:
             return False
         if state:
             for key in state_keys:
                 t = state.get(key)
                 if not isinstance(t, oneflow.Tensor) or t.dtype != dtype or t.shape != p.shape:
                     return False
-                if t.device.type != "cpu" or not t.is_contiguous():
+                if t.device != device or not t.is_contiguous():
                     return False
     return True
 
@@ -129,7 +138,7 @@ class SGD(Optimizer):
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
             maximize = group["maximize"]
             items = self._grads(group)
-            if _fusable(group, items, ("momentum_buffer",) if momentum != 0 else ()):
+            if _fusable(group, items, ("momentum_buffer",) if momentum != 0 else (), op="_fused_sgd_"):
                 self._fused_step(items, lr, momentum, dampening, weight_decay, nesterov, maximize)
                 continue
             for p, grad, state in items:
