@@ -72,6 +72,7 @@ from oneflow._creation import (
     get_default_dtype,
     is_tensor,
     linspace,
+    logspace,
     memory_format,
     ones,
     ones_like,
@@ -123,7 +124,7 @@ def _install_ops(namespace: dict) -> list:
 
 
 # Python-level API: tensor helpers, data loading, mixed precision, checkpoints, optimizers.
-from oneflow import amp, cpu, optim, profiler, utils
+from oneflow import amp, cpu, one_embedding, optim, profiler, utils
 from oneflow._tensor import nonzero
 from oneflow._tensor_ops import *
 from oneflow._tensor_ops import __all__ as _tensor_ops_all
@@ -215,6 +216,7 @@ __all__ = [
     "is_grad_enabled",
     "is_tensor",
     "linspace",
+    "logspace",
     "long",
     "manual_seed",
     "no_grad",

@@ -361,46 +361,72 @@ def _like(input, dtype, device):
     return input, dtype or input.dtype, _device(device) if device is not None else input.device
 
 
-def _global_like(make, input, requires_grad):
-    """``make(shape, device)`` as a global tensor with ``input``'s placement and sbp."""
-    return _global_plugin().make_global(make, input.placement, input.sbp, requires_grad, None,
-                                        shape=tuple(input.shape))
+def _like_placement(input, placement, sbp) -> tuple:
+    """The (placement, sbp) of a ``*_like`` result, as OneFlow's: those given, else ``input``'s when
+    it is global (each one missing taken from it), else (None, None) for a local result."""
+    if not isinstance(input, oneflow.Tensor):
+        raise TypeError(f"argument 'input' must be Tensor, not {type(input).__name__}")
+    if _is_global(input):
+        return (input.placement if placement is None else placement), (input.sbp if sbp is None else sbp)
+    return placement, sbp
+
+
+def _global_like(make, input, requires_grad, placement=None, sbp=None, device=None):
+    """``make(shape, device)`` as a global tensor of ``input``'s shape on ``placement`` with ``sbp``
+    (by default ``input``'s)."""
+    placement, sbp = _like_placement(input, placement, sbp)
+    return _global_plugin().make_global(make, placement, sbp, requires_grad, device, shape=tuple(input.shape))
 
 
 def empty_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
-               memory_format=preserve_format):
+               memory_format=preserve_format, placement=None, sbp=None):
     """An uninitialized tensor laid out like ``input`` (or in ``memory_format``; by default of its dtype
-    and device)."""
-    if _is_global(input):
-        return _global_like(lambda s, dev: empty(s, dtype=dtype or input.dtype, device=dev), input, requires_grad)
+    and device).
+
+    With ``placement`` and ``sbp`` (OneFlow's), or for a global ``input``, a global tensor of
+    ``input``'s shape (placement and sbp by default ``input``'s)."""
+    if _is_global(input) or placement is not None or sbp is not None:
+        return _global_like(lambda s, dev: empty(s, dtype=dtype or input.dtype, device=dev), input, requires_grad,
+                            placement, sbp, device)
     return _finish(_C.empty_like(*_like(input, dtype, device), _memory_format(memory_format, "empty_like")),
                    requires_grad)
 
 
 def zeros_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
-               memory_format=preserve_format):
-    """Zeros laid out like ``input`` (or in ``memory_format``; by default of its dtype and device)."""
-    if _is_global(input):
-        return _global_like(lambda s, dev: zeros(s, dtype=dtype or input.dtype, device=dev), input, requires_grad)
+               memory_format=preserve_format, placement=None, sbp=None):
+    """Zeros laid out like ``input`` (or in ``memory_format``; by default of its dtype and device).
+
+    With ``placement`` and ``sbp`` (OneFlow's), or for a global ``input``, a global tensor of
+    ``input``'s shape (placement and sbp by default ``input``'s)."""
+    if _is_global(input) or placement is not None or sbp is not None:
+        return _global_like(lambda s, dev: zeros(s, dtype=dtype or input.dtype, device=dev), input, requires_grad,
+                            placement, sbp, device)
     t, dtype, device = _like(input, dtype, device)
     return _finish(_C.full_like(t, 0, dtype, device, _memory_format(memory_format, "zeros_like")), requires_grad)
 
 
 def ones_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
-              memory_format=preserve_format):
-    """Ones laid out like ``input`` (or in ``memory_format``; by default of its dtype and device)."""
-    if _is_global(input):
-        return _global_like(lambda s, dev: ones(s, dtype=dtype or input.dtype, device=dev), input, requires_grad)
+              memory_format=preserve_format, placement=None, sbp=None):
+    """Ones laid out like ``input`` (or in ``memory_format``; by default of its dtype and device).
+
+    With ``placement`` and ``sbp`` (OneFlow's), or for a global ``input``, a global tensor of
+    ``input``'s shape (placement and sbp by default ``input``'s)."""
+    if _is_global(input) or placement is not None or sbp is not None:
+        return _global_like(lambda s, dev: ones(s, dtype=dtype or input.dtype, device=dev), input, requires_grad,
+                            placement, sbp, device)
     t, dtype, device = _like(input, dtype, device)
     return _finish(_C.full_like(t, 1, dtype, device, _memory_format(memory_format, "ones_like")), requires_grad)
 
 
 def full_like(input, fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
-              memory_format=preserve_format):
-    """``fill_value`` everywhere, laid out like ``input`` (and by default of its dtype and device)."""
-    if _is_global(input):
+              memory_format=preserve_format, placement=None, sbp=None):
+    """``fill_value`` everywhere, laid out like ``input`` (and by default of its dtype and device).
+
+    With ``placement`` and ``sbp`` (OneFlow's), or for a global ``input``, a global tensor of
+    ``input``'s shape (placement and sbp by default ``input``'s)."""
+    if _is_global(input) or placement is not None or sbp is not None:
         return _global_like(lambda s, dev: full(s, fill_value, dtype=dtype or input.dtype, device=dev), input,
-                            requires_grad)
+                            requires_grad, placement, sbp, device)
     t, dtype, device = _like(input, dtype, device)
     return _finish(_C.full_like(t, fill_value, dtype, device, _memory_format(memory_format, "full_like")),
                    requires_grad)
@@ -429,13 +455,42 @@ def arange(start, end=None, step=1, dtype=None, device: DeviceLike = None, requi
     return _finish(_C.arange(start, end, step, dtype, _device(device)), requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False):
-    """``steps`` values evenly spaced from ``start`` to ``end`` inclusive."""
+def linspace(start, end, steps, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False,
+             placement=None, sbp=None):
+    """``steps`` values evenly spaced from ``start`` to ``end`` inclusive (a global tensor with
+    ``placement`` and ``sbp``, OneFlow's)."""
+    if placement is not None or sbp is not None:
+        return _global_plugin().make_global(
+            lambda s, dev: linspace(start, end, steps, dtype=dtype, device=dev), placement, sbp, requires_grad, device
+        )
     for v in (start, end):
         if not isinstance(v, oneflow.Tensor):
             _scalar_kind(v)  # TypeError for non-numbers
     t = _C.linspace(builtins.float(start), builtins.float(end), steps, dtype or get_default_dtype(), _device(device))
     return _finish(t, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, dtype=None, device: DeviceLike = None,
+             requires_grad: builtins.bool = False, placement=None, sbp=None):
+    """``steps`` values ``base ** x`` for ``x`` evenly spaced from ``start`` to ``end`` inclusive
+    (a global tensor with ``placement`` and ``sbp``, OneFlow's).
+
+        >>> oneflow.logspace(0, 2, 3)
+        tensor([  1.,  10., 100.], dtype=oneflow.float32)
+    """
+    if placement is not None or sbp is not None:
+        return _global_plugin().make_global(
+            lambda s, dev: logspace(start, end, steps, base, dtype=dtype, device=dev), placement, sbp, requires_grad,
+            device,
+        )
+    if isinstance(base, oneflow.Tensor) or isinstance(base, builtins.bool) or not isinstance(base, numbers.Real):
+        raise TypeError(f"logspace(): argument 'base' must be a real number, not {type(base).__name__}")
+    dtype = dtype or get_default_dtype()
+    exponents = linspace(start, end, steps, dtype=oneflow.float64)
+    values = oneflow.pow(builtins.float(base), exponents)
+    if not dtype.is_floating_point:
+        values = values.trunc()
+    return _finish(values.to(dtype=dtype, device=_device(device)), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,

@@ -459,34 +459,50 @@ _install()
 
 
 # ---- new_* ----------------------------------------------------------------------------
-# Tensor.new_tensor/new_empty/new_zeros/new_ones/new_full: new tensors with this
-# tensor's dtype and device unless given.
+# Tensor.new_tensor/new_empty/new_zeros/new_ones/new_full: new tensors with this tensor's
+# dtype and device unless given; with OneFlow's placement=/sbp=, global ones (a global tensor's
+# own new_* methods default to its placement and sbp).
 
 
 def _new_like(self, dtype, device):
     return dtype or self.dtype, device if device is not None else self.device
 
 
-def _new_tensor(self, data, dtype=None, device=None, requires_grad: builtins.bool = False):
+def _new_tensor(self, data, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None,
+                sbp=None):
+    if placement is not None or sbp is not None:
+        return oneflow.tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad,
+                              placement=placement, sbp=sbp)
     dtype, device = _new_like(self, dtype, device)
     return oneflow.tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _make_new_filled(name: str, fill):
-    def new(self, *size, dtype=None, device=None, requires_grad: builtins.bool = False):
-        dtype, device = _new_like(self, dtype, device)
-        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+    def new(self, *size, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None, sbp=None):
+        if len(size) == 1 and isinstance(size[0], (tuple, list, oneflow.Size)):
             size = tuple(size[0])
+        if placement is not None or sbp is not None:
+            dtype = dtype or self.dtype
+        else:
+            dtype, device = _new_like(self, dtype, device)
+        kw = dict(dtype=dtype, device=device, requires_grad=requires_grad, placement=placement, sbp=sbp)
         if fill is None:
-            return oneflow.empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
-        return oneflow.full(size, fill, dtype=dtype, device=device, requires_grad=requires_grad)
+            return oneflow.empty(*size, **kw)
+        return oneflow.full(size, fill, **kw)
 
     new.__name__ = name
-    new.__doc__ = f"``oneflow.{name[4:]}(size)`` with this tensor's dtype and device unless given."
+    new.__doc__ = (f"``oneflow.{name[4:]}(size)`` with this tensor's dtype and device unless given; a global "
+                   "tensor with ``placement`` and ``sbp`` (OneFlow's).")
     return new
 
 
-def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: builtins.bool = False):
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: builtins.bool = False,
+              placement=None, sbp=None):
+    """``oneflow.full(size, fill_value)`` with this tensor's dtype and device unless given; a global
+    tensor with ``placement`` and ``sbp`` (OneFlow's)."""
+    if placement is not None or sbp is not None:
+        return oneflow.full(size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad,
+                            placement=placement, sbp=sbp)
     dtype, device = _new_like(self, dtype, device)
     return oneflow.full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import oneflow
 from oneflow import _C
-from oneflow._creation import _device, _finish, _global_plugin, _is_global, _sizes, get_default_dtype
+from oneflow._creation import _device, _finish, _global_plugin, _is_global, _like_placement, _sizes, get_default_dtype
 
 Generator = _C.Generator
 Generator.__module__ = "oneflow"
@@ -239,39 +239,47 @@ def _like(input, dtype, device, op):
     return _C.empty_like(input, dtype or input.dtype, _device(device) if device is not None else input.device)
 
 
-def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False):
-    """Uniform samples from [0, 1) laid out like ``input`` (and by default of its dtype and device)."""
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False,
+              placement=None, sbp=None):
+    """Uniform samples from [0, 1) laid out like ``input`` (and by default of its dtype and device); a
+    global tensor with ``placement``/``sbp`` or a global ``input`` (see :func:`oneflow.zeros_like`)."""
     _check_generator(generator, "rand_like")
-    if _is_global(input):
+    if _is_global(input) or placement is not None or sbp is not None:
+        placement, sbp = _like_placement(input, placement, sbp)
         return _global_random(lambda dev: rand(tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
-                                               device=dev), input.placement, input.sbp, requires_grad, None)
+                                               device=dev), placement, sbp, requires_grad, device)
     t = _like(input, dtype, device, "rand_like").uniform_(0, 1, generator=generator)
     return _finish(t, requires_grad)
 
 
-def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False):
-    """Standard normal samples laid out like ``input`` (and by default of its dtype and device)."""
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False,
+               placement=None, sbp=None):
+    """Standard normal samples laid out like ``input`` (and by default of its dtype and device); a
+    global tensor with ``placement``/``sbp`` or a global ``input`` (see :func:`oneflow.zeros_like`)."""
     _check_generator(generator, "randn_like")
-    if _is_global(input):
+    if _is_global(input) or placement is not None or sbp is not None:
+        placement, sbp = _like_placement(input, placement, sbp)
         return _global_random(lambda dev: randn(tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
-                                                device=dev), input.placement, input.sbp, requires_grad, None)
+                                                device=dev), placement, sbp, requires_grad, device)
     t = _like(input, dtype, device, "randn_like").normal_(0, 1, generator=generator)
     return _finish(t, requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
-                 requires_grad: builtins.bool = False):
+                 requires_grad: builtins.bool = False, placement=None, sbp=None):
     """Integers from [low, high) laid out like ``input``: ``randint_like(x, high)`` or
-    ``randint_like(x, low, high)``."""
+    ``randint_like(x, low, high)``; a global tensor with ``placement``/``sbp`` or a global ``input``
+    (see :func:`oneflow.zeros_like`)."""
     _check_generator(generator, "randint_like")
     if high is None:
         low, high = 0, low
     lo = _int_arg(low, "randint_like", "low")
     hi = _int_arg(high, "randint_like", "high")
-    if _is_global(input):
+    if _is_global(input) or placement is not None or sbp is not None:
+        placement, sbp = _like_placement(input, placement, sbp)
         return _global_random(lambda dev: randint(lo, hi, tuple(input.shape), generator=generator,
                                                   dtype=dtype or input.dtype, device=dev),
-                              input.placement, input.sbp, requires_grad, None)
+                              placement, sbp, requires_grad, device)
     t = _like(input, dtype, device, "randint_like").random_(lo, hi, generator=generator)
     return _finish(t, requires_grad)
 

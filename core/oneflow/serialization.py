@@ -89,6 +89,7 @@ from __future__ import annotations
 import _compat_pickle
 import collections
 import ctypes
+import functools
 import importlib
 import inspect
 import io
@@ -264,8 +265,28 @@ class _PersistentIds:
         index, key = found
         return ("ndarray", index, key, tuple(int(s) for s in a.shape))
 
+    # save(..., global_dst_rank=): global tensor -> its global value as a local tensor on the
+    # destination rank, None on the others (set by save; None: global tensors are refused).
+    global_to_local: Callable[[oneflow.Tensor], oneflow.Tensor | None] | None = None
+
+    def _local_of_global(self, t: oneflow.Tensor) -> oneflow.Tensor | None:
+        if self.global_to_local is None:
+            raise TypeError(
+                "save(): the object holds a global tensor; pass global_dst_rank= (OneFlow's) to gather "
+                "global tensors to that rank, which writes the file, or save tensor.to_local()"
+            )
+        cache = self.__dict__.setdefault("_gathered", {})
+        if id(t) not in cache:  # one global tensor saved twice is gathered (and stored) once
+            self._keep.append(t)
+            cache[id(t)] = self.global_to_local(t)
+        return cache[id(t)]
+
     def persistent_id(self, obj: Any) -> tuple | None:
         if isinstance(obj, oneflow.Tensor):
+            if getattr(obj, "is_global", False) is True:
+                obj = self._local_of_global(obj)
+                if obj is None:  # a rank that only takes part in gathering: it writes nothing
+                    return ("tensor",)
             return self._tensor_pid(obj)
         if isinstance(obj, oneflow.dtype):
             return ("dtype", _dtype_name(obj))
@@ -353,9 +374,10 @@ def _array_bytes(entry: _ArrayEntry) -> memoryview:
     return memoryview(entry.array.reshape(-1).view(np.uint8)) if entry.array.size else memoryview(b"")
 
 
-def _save_to_stream(obj: Any, stream: IO[bytes], pickle_module: Any, protocol: int) -> None:
+def _save_to_stream(obj: Any, stream: IO[bytes], pickle_module: Any, protocol: int, global_to_local=None) -> None:
     buffer = io.BytesIO()
     pickler = _pickler_class(pickle_module)(buffer, protocol)
+    pickler.global_to_local = global_to_local
     pickler.dump(obj)  # also finds every storage and the span of it the tensors reach
     with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         _write_bytes(zf, _PREFIX + "format", _FORMAT)
@@ -397,7 +419,23 @@ def _fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: int = _DEFAULT_PROTOCOL) -> None:
+def _global_checkpoint(arg: str):
+    """The plugin's side of global tensors in checkpoints (the ``global_checkpoint`` hook)."""
+    from oneflow import _plugin
+
+    return _plugin.load_hook(
+        "global_checkpoint",
+        f"{arg}= (global tensors in checkpoints) needs Global Tensor support, which the oneflow-distributed "
+        "package provides; it is not installed. Install the oneflow-distributed wheel.",
+    )
+
+
+def _is_rank_arg(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: int = _DEFAULT_PROTOCOL,
+         global_dst_rank: int | None = None) -> None:
     """Saves ``obj`` (tensors, state dicts, containers, numbers, strings...) to a checkpoint.
 
     The checkpoint is a zip archive described in this module's docstring.
@@ -415,12 +453,32 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
         pickle_module: the module whose ``Pickler`` pickles the object
             structure. Default: :mod:`pickle`.
         pickle_protocol (int): the pickle protocol of the object structure. Default: 2.
+        global_dst_rank (int, optional): OneFlow's: the rank that saves global tensors. Each
+            global tensor in ``obj`` is gathered to that rank (a collective: every rank calls
+            ``save`` alike) and saved as a local tensor of its global value; only that rank
+            writes ``f``, the others do no disk I/O. Without it, a global tensor in ``obj`` is a
+            TypeError. As in OneFlow it may also be the third positional argument.
 
     Example::
 
         >>> oneflow.save(model.state_dict(), "model.pt")
         >>> model.load_state_dict(oneflow.load("model.pt"))
     """
+    if _is_rank_arg(pickle_module):  # OneFlow's order: save(obj, path, global_dst_rank)
+        if global_dst_rank is not None:
+            raise TypeError("save(): got global_dst_rank twice (as the third argument and by keyword)")
+        pickle_module, global_dst_rank = pickle, pickle_module
+    global_to_local = None
+    if global_dst_rank is not None:
+        plugin = _global_checkpoint("global_dst_rank")
+        dst = plugin.check_rank("save", "global_dst_rank", global_dst_rank)
+        global_to_local = functools.partial(plugin.gather_to, dst=dst)
+        if plugin.rank() != dst:
+            # Only the gathering: pickling visits the tensors in the same order on every rank.
+            pickler = _pickler_class(pickle_module)(io.BytesIO(), pickle_protocol)
+            pickler.global_to_local = global_to_local
+            pickler.dump(obj)
+            return
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
         if isinstance(path, bytes):
@@ -443,7 +501,7 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as handle:
-                _save_to_stream(obj, handle, pickle_module, pickle_protocol)
+                _save_to_stream(obj, handle, pickle_module, pickle_protocol, global_to_local)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(tmp, mode)
@@ -458,7 +516,7 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
         return
     if not hasattr(f, "write"):
         raise TypeError(f"save(): f must be a path or a writable binary file object, not {type(f).__name__}")
-    _save_to_stream(obj, f, pickle_module, pickle_protocol)
+    _save_to_stream(obj, f, pickle_module, pickle_protocol, global_to_local)
     flush = getattr(f, "flush", None)
     if callable(flush):
         flush()
@@ -909,6 +967,7 @@ def load(
     *,
     weights_only: bool | None = None,
     mmap: bool | None = None,
+    global_src_rank: int | None = None,
     **pickle_load_args: Any,
 ) -> Any:
     """Loads an object saved by :func:`save`.
@@ -930,6 +989,10 @@ def load(
             raises ``pickle.UnpicklingError``. Default: ``True`` unless
             ``pickle_module`` is given. Pass ``False`` only for trusted files.
         mmap: not supported (checkpoints are read into memory); must be ``None`` or ``False``.
+        global_src_rank (int, optional): OneFlow's: only this rank reads ``f``; every rank
+            (all call ``load`` alike) gets the object, each tensor of it a global tensor on
+            ``oneflow.placement(<its device type>, [global_src_rank])`` with a broadcast sbp. As
+            in OneFlow it may also be the second positional argument.
         pickle_load_args: passed to the unpickler (e.g. ``encoding``).
 
     Raises:
@@ -937,6 +1000,19 @@ def load(
             by :func:`save`.
         pickle.UnpicklingError: with ``weights_only=True``, for disallowed content.
     """
+    if _is_rank_arg(map_location):  # OneFlow's order: load(path, global_src_rank, map_location)
+        if global_src_rank is not None:
+            raise TypeError("load(): got global_src_rank twice (as the second argument and by keyword)")
+        global_src_rank, map_location = map_location, None
+        if pickle_module is not None and not inspect.ismodule(pickle_module):  # OneFlow's third: map_location
+            map_location, pickle_module = pickle_module, None
+    if global_src_rank is not None:
+        plugin = _global_checkpoint("global_src_rank")
+        src = plugin.check_rank("load", "global_src_rank", global_src_rank)
+        obj = None
+        if plugin.rank() == src:
+            obj = load(f, map_location, pickle_module, weights_only=weights_only, mmap=mmap, **pickle_load_args)
+        return plugin.share_loaded(obj, src)
     if mmap:
         raise NotImplementedError("load(): mmap=True is not supported; checkpoints are read into memory")
     if weights_only is None:

@@ -478,18 +478,29 @@ def _composite_load_state_dict(self, state_dict: dict[str, Any]) -> None:
 
 
 class SequentialLR(LRScheduler):
-    r"""Runs schedulers one after another, switching at the milestone epochs.
+    r"""Runs schedulers one after another, switching at the milestone steps. OneFlow's semantics.
 
-    At construction the groups' lr is reset to ``initial_lr`` and the schedulers
-    are rewound by one epoch, so the first one starts from epoch 0; at each
-    milestone the next scheduler restarts at its epoch 0 (its closed form).
+    At construction the groups' lr is reset to ``initial_lr`` and the schedulers are rewound by
+    one step, so the first one starts from step 0. After a milestone, by default (OneFlow's
+    ``interval_rescaling=False``) the next scheduler continues the shared step count: at step
+    ``t`` it sets the lr its closed form gives at ``t``. With ``interval_rescaling=True`` for
+    that milestone it restarts at its step 0 (its closed form), which is PyTorch's SequentialLR.
 
     Args:
         optimizer (Optimizer): wrapped optimizer.
         schedulers (list): schedulers of ``optimizer``, in order.
-        milestones (list): epochs at which the next scheduler takes over
+        milestones (list): steps at which the next scheduler takes over
             (one fewer than the schedulers).
-        last_epoch (int): index of the last epoch (default: -1).
+        interval_rescaling (bool or list of bool): per milestone, whether the scheduler taking
+            over restarts at step 0 (True) or continues the shared step (False, the default).
+            As in OneFlow, the fourth positional argument; an int there is PyTorch's ``last_epoch``.
+        last_epoch (int): index of the last step (default: -1); OneFlow's ``last_step``.
+
+    Example::
+
+        >>> # lr = 1: steps 0, 1 -> 0.1 (ConstantLR); step t >= 2 -> 0.9 ** t (ExponentialLR at the
+        >>> # shared step); with interval_rescaling=True, 0.9 ** (t - 2).
+        >>> s = SequentialLR(opt, [ConstantLR(opt, 0.1, total_iters=2), ExponentialLR(opt, 0.9)], [2])
     """
 
     def __init__(
@@ -497,8 +508,11 @@ class SequentialLR(LRScheduler):
         optimizer: Optimizer,
         schedulers: list[LRScheduler],
         milestones: list[int],
+        interval_rescaling: bool | Sequence[bool] = False,
         last_epoch: int = -1,
     ) -> None:
+        if isinstance(interval_rescaling, int) and not isinstance(interval_rescaling, bool):
+            last_epoch, interval_rescaling = interval_rescaling, False  # PyTorch's positional last_epoch
         if len(schedulers) < 1:
             raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no scheduler.")
         _check_composite(type(self).__name__, optimizer, schedulers)
@@ -508,6 +522,21 @@ class SequentialLR(LRScheduler):
                 f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
                 f"number of milestones to be equal to {len(milestones)}"
             )
+        if isinstance(interval_rescaling, bool):
+            interval_rescaling = [interval_rescaling] * len(milestones)
+        elif not isinstance(interval_rescaling, (list, tuple)) or not all(
+            isinstance(r, bool) for r in interval_rescaling
+        ):
+            raise TypeError(
+                "SequentialLR: interval_rescaling must be a bool or a list of bools, but got "
+                f"{type(interval_rescaling).__name__}"
+            )
+        elif len(interval_rescaling) != len(milestones):
+            raise ValueError(
+                "SequentialLR: interval_rescaling needs one bool per milestone, but got "
+                f"{len(interval_rescaling)} for {len(milestones)} milestones"
+            )
+        self.interval_rescaling = list(interval_rescaling)
         self._schedulers = schedulers
         self._milestones = milestones
         self.last_epoch = last_epoch + 1
@@ -528,11 +557,17 @@ class SequentialLR(LRScheduler):
             scheduler.last_epoch -= 1
 
     def step(self) -> None:
-        """Steps the scheduler active at the next epoch (restarting it at a milestone)."""
+        """Steps the scheduler active at the next step (see the class docstring)."""
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[idx]
-        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+        if idx > 0 and not self.interval_rescaling[idx - 1]:
+            # OneFlow: the schedulers share the step; the active one's closed form at it.
+            if isinstance(scheduler, CosineAnnealingWarmRestarts):
+                scheduler.step(self.last_epoch)
+            else:
+                scheduler._update_lr(self.last_epoch)
+        elif idx > 0 and self._milestones[idx - 1] == self.last_epoch:
             scheduler._update_lr(0)
         else:
             scheduler.step()
@@ -938,10 +973,34 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         T_0 (int): epochs until the first restart.
         T_mult (int): period growth factor, >= 1 (default: 1).
         eta_min (float): minimum learning rate (default: 0).
+        decay_rate (float): OneFlow's: the peak lr of the ``n``-th period (counting from 0) is
+            ``initial_lr * decay_rate ** n`` (default: 1, no decay).
+        restart_limit (int): OneFlow's: after this many periods the lr stays at ``eta_min``;
+            0 (the default) for unlimited restarts.
         last_epoch (int): index of the last epoch (default: -1).
     """
 
-    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0, last_epoch: int = -1):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        T_0: int,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        decay_rate: float = 1.0,
+        restart_limit: int = 0,
+        last_epoch: int = -1,
+    ):
+        if isinstance(decay_rate, bool) or not isinstance(decay_rate, (float, int)):
+            raise TypeError(
+                f"CosineAnnealingWarmRestarts: decay_rate must be a number, but got {type(decay_rate).__name__}"
+            )
+        if isinstance(restart_limit, bool) or not isinstance(restart_limit, int) or restart_limit < 0:
+            raise ValueError(
+                f"CosineAnnealingWarmRestarts: restart_limit must be an int >= 0, but got {restart_limit!r}"
+            )
+        if decay_rate != 1.0 or restart_limit != 0:  # OneFlow's; PyTorch's state dict lacks them otherwise
+            self.decay_rate = decay_rate
+            self.restart_limit = restart_limit
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if T_mult < 1 or not isinstance(T_mult, int):
@@ -959,7 +1018,18 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         """The cosine lr at ``T_cur`` within the current period."""
         self._warn_if_called_outside_step()
         cos = 1 + math.cos(math.pi * self.T_cur / self.T_i)
-        return [self.eta_min + (base_lr - self.eta_min) * cos / 2 for base_lr in self.base_lrs]
+        decay_rate, limit = getattr(self, "decay_rate", 1.0), getattr(self, "restart_limit", 0)
+        n = self._period()
+        if limit and n >= limit:
+            return [self.eta_min for _ in self.base_lrs]
+        return [self.eta_min + (base_lr * decay_rate**n - self.eta_min) * cos / 2 for base_lr in self.base_lrs]
+
+    def _period(self) -> int:
+        """How many restarts came before the current period (from ``T_i``, or from the epoch when
+        the period does not grow)."""
+        if self.T_mult == 1:
+            return max(0, round((self.last_epoch - math.floor(self.T_cur)) / self.T_0))
+        return max(0, round(math.log(self.T_i / self.T_0, self.T_mult)))
 
     def step(self, epoch: float | None = None) -> None:
         """Moves to the next epoch, or to ``epoch`` (which may be fractional)."""

@@ -28,6 +28,11 @@ def _optimizer(m, name="SGD", **kwargs):
     return getattr(m.optim, name)(groups, **kwargs)
 
 
+def _restarting(s) -> dict:
+    """OneFlow's SequentialLR argument for PyTorch's semantics (none for PyTorch's own)."""
+    return {"interval_rescaling": True} if s is flow.optim.lr_scheduler else {}
+
+
 def _snapshot(opt, scheduler) -> list[float]:
     """Every scheduled quantity: lrs, last lrs, and the momentum or beta1 of each group."""
     values = [float(g["lr"]) for g in opt.param_groups]
@@ -116,13 +121,18 @@ SCHEDULES = {
         o, base_lr=0.01, max_lr=0.1, step_size_up=6, scale_fn=lambda x: 0.5 ** (x / 10), scale_mode="iterations"
     ),
     "CyclicLR-no_momentum": lambda s, o: s.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=7, cycle_momentum=False),
+    # PyTorch's SequentialLR restarts each scheduler at a milestone: OneFlow's interval_rescaling=True.
     "SequentialLR": lambda s, o: s.SequentialLR(
-        o, [s.LinearLR(o, start_factor=0.1, total_iters=5), s.ExponentialLR(o, gamma=0.9)], milestones=[5]
+        o,
+        [s.LinearLR(o, start_factor=0.1, total_iters=5), s.ExponentialLR(o, gamma=0.9)],
+        milestones=[5],
+        **_restarting(s),
     ),
     "SequentialLR-three": lambda s, o: s.SequentialLR(
         o,
         [s.ConstantLR(o, factor=0.5, total_iters=5), s.StepLR(o, step_size=4, gamma=0.7), s.CosineAnnealingLR(o, 20)],
         milestones=[10, 40],
+        **_restarting(s),
     ),
     "ChainedScheduler": lambda s, o: s.ChainedScheduler([s.ExponentialLR(o, gamma=0.95), s.StepLR(o, 10, 0.5)]),
     "ChainedScheduler-warmup_cosine": lambda s, o: s.ChainedScheduler(
@@ -264,6 +274,7 @@ def test_state_dict_matches_torch(name):
         dicts.append(_plain(scheduler.state_dict()))
     ours, theirs = dicts
     theirs.pop("_scale_fn_ref", None)  # PyTorch keeps the built-in scale function object
+    ours.pop("interval_rescaling", None)  # OneFlow's SequentialLR argument
     assert set(ours) == set(theirs)
     for key in theirs:
         assert ours[key] == theirs[key], key  # nested schedulers' states included

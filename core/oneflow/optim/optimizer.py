@@ -303,6 +303,12 @@ class Optimizer:
         if not existing.isdisjoint(new_ids):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
+        # A parameter standing for state kept elsewhere (oneflow.one_embedding's tables) learns of
+        # the optimizers that hold it, to apply their updates there (e.g. with a step hook).
+        for param in tensors:
+            attach = getattr(param, "_attach_optimizer", None)
+            if attach is not None:
+                attach(self)
 
     # -- gradients and steps ---------------------------------------------------------------
 

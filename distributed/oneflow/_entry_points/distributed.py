@@ -8,6 +8,7 @@ The core never names this package: on first need (``oneflow.env``, ``oneflow.nn.
 # hook name -> the module that registers it when imported
 HOOKS = {
     "global_tensor": "oneflow.distributed.global_tensor",
+    "global_checkpoint": "oneflow.distributed.global_checkpoint",
 }
 
 # core module -> {attribute: (module to import, attribute of it, or None for the module itself)}

@@ -525,10 +525,9 @@ class GlobalTensor(oneflow.Tensor):
         return out.clone() if copy else out
 
     def numpy(self):
-        """The global value as a NumPy array on every rank of the placement (a collective)."""
-        if self.requires_grad:
-            raise RuntimeError("numpy(): the tensor requires grad; call tensor.detach().numpy() to get its values")
-        full = self.to_global(sbp=tuple(B for _ in self.sbp))
+        """The global value as a NumPy array on every rank of the placement (a collective); as
+        OneFlow's, also of a tensor that requires grad."""
+        full = self.detach().to_global(sbp=tuple(B for _ in self.sbp))
         if self.placement.coord(_rank()) is None:
             raise RuntimeError(f"numpy(): this rank ({_rank()}) is not in the tensor's placement {self.placement}")
         local = _Tensor.detach(full)
@@ -678,32 +677,48 @@ class GlobalTensor(oneflow.Tensor):
         return _register_hook(self, call)
 
     # ---- new tensors like this one ----
-    def _new(self, make, size, dtype, requires_grad):
+    # OneFlow's Tensor.new_*: by default this tensor's dtype, placement and sbp; a split axis the
+    # new shape lacks becomes broadcast.
+    def _new_meta(self, ndim: int, placement, sbp) -> tuple:
+        if placement is None:
+            placement = self.placement
+        if sbp is None:
+            sbp = tuple(s if not s.is_split() or s.axis < ndim else B for s in self.sbp)
+        return placement, sbp
+
+    def _new(self, make, size, dtype, requires_grad, placement, sbp):
         shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
-        return make_global(lambda s, dev: make(s, dtype or self.dtype, dev), self.placement,
-                           tuple(B for _ in self.sbp), requires_grad, shape=shape)
+        placement, sbp = self._new_meta(len(shape), placement, sbp)
+        return make_global(lambda s, dev: make(s, dtype or self.dtype, dev), placement, sbp, requires_grad,
+                           shape=shape)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        """Broadcast zeros on this tensor's placement."""
-        return self._new(lambda s, dt, dev: oneflow.zeros(s, dtype=dt, device=dev), size, dtype, requires_grad)
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False, placement=None, sbp=None):
+        """Zeros on this tensor's placement with its sbp (unless given)."""
+        return self._new(lambda s, dt, dev: oneflow.zeros(s, dtype=dt, device=dev), size, dtype, requires_grad,
+                         placement, sbp)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        """Broadcast ones on this tensor's placement."""
-        return self._new(lambda s, dt, dev: oneflow.ones(s, dtype=dt, device=dev), size, dtype, requires_grad)
+    def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False, placement=None, sbp=None):
+        """Ones on this tensor's placement with its sbp (unless given)."""
+        return self._new(lambda s, dt, dev: oneflow.ones(s, dtype=dt, device=dev), size, dtype, requires_grad,
+                         placement, sbp)
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        """An uninitialized broadcast tensor on this tensor's placement."""
-        return self._new(lambda s, dt, dev: oneflow.empty(s, dtype=dt, device=dev), size, dtype, requires_grad)
+    def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False, placement=None, sbp=None):
+        """An uninitialized tensor on this tensor's placement with its sbp (unless given)."""
+        return self._new(lambda s, dt, dev: oneflow.empty(s, dtype=dt, device=dev), size, dtype, requires_grad,
+                         placement, sbp)
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False):
-        """A broadcast tensor filled with ``fill_value`` on this tensor's placement."""
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False, placement=None,
+                 sbp=None):
+        """A tensor filled with ``fill_value`` on this tensor's placement with its sbp (unless given)."""
+        size = (size,) if isinstance(size, int) else tuple(size)
         return self._new(lambda s, dt, dev: oneflow.full(s, fill_value, dtype=dt, device=dev), (size,), dtype,
-                         requires_grad)
+                         requires_grad, placement, sbp)
 
-    def new_tensor(self, data, dtype=None, device=None, requires_grad: bool = False):
-        """``data`` as a broadcast tensor on this tensor's placement."""
+    def new_tensor(self, data, dtype=None, device=None, requires_grad: bool = False, placement=None, sbp=None):
+        """``data`` as a broadcast tensor on this tensor's placement (unless given)."""
         return oneflow.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad,
-                              placement=self.placement, sbp=tuple(B for _ in self.sbp))
+                              placement=self.placement if placement is None else placement,
+                              sbp=tuple(B for _ in self.sbp) if sbp is None else sbp)
 
 
 class GlobalParameter(GlobalTensor, oneflow.nn.Parameter):
