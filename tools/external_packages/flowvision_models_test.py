@@ -18,7 +18,7 @@ import traceback
 from tools.external_packages import external_path
 
 # Every STRIDE-th registered name, in sorted order: deterministic, spread over all families, and
-# small enough to run in about two minutes on two cores.
+# small enough to run in three to four minutes on two cores.
 STRIDE = 10
 REQUIRED_FRACTION = 0.9
 
