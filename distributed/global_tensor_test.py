@@ -31,6 +31,32 @@ def test_placement_and_sbp_print_as_in_the_seed():
     assert flow.placement("cpu", [[0]]).hierarchy == (1, 1)
 
 
+def test_view_of_a_global_tensor_reshapes_as_in_oneflow():
+    # A global tensor is never a strided view of another in OneFlow, so view() of a transposed
+    # one reshapes (libai's attention does this); a local tensor keeps PyTorch's strict view().
+    x = flow.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    g = x.to_global(placement=flow.placement("cpu", [0]), sbp=B).transpose(1, 2)
+    y = g.view(2, 12)
+    assert y.is_global and y.sbp == (B,) and tuple(y.shape) == (2, 12)
+    np.testing.assert_array_equal(y.to_local().numpy(), x.detach().numpy().transpose(0, 2, 1).reshape(2, 12))
+    (y * flow.arange(24.0).reshape(2, 12).to_global(placement=y.placement, sbp=B)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.arange(24.0).reshape(2, 4, 3).transpose(0, 2, 1))
+    with pytest.raises(RuntimeError, match="view"):
+        x.detach().transpose(1, 2).view(2, 12)
+
+
+def test_oneflow_functional_names_on_global_tensors():
+    pl = flow.placement("cpu", [0])
+    r = flow._C.global_arange(0, 6, 2, dtype=flow.float32, placement=pl, sbp=B)
+    assert r.is_global and r.sbp == (B,) and r.dtype == flow.float32
+    np.testing.assert_array_equal(r.to_local().numpy(), [0.0, 2.0, 4.0])
+    weight = flow.arange(12.0).reshape(4, 3).to_global(placement=pl, sbp=B)
+    ids = flow.tensor([[3, 0]]).to_global(placement=pl, sbp=B)
+    looked_up = flow._C.gather(weight, ids, axis=0)
+    assert looked_up.is_global and tuple(looked_up.shape) == (1, 2, 3)
+    np.testing.assert_array_equal(looked_up.to_local().numpy(), [[[9.0, 10.0, 11.0], [0.0, 1.0, 2.0]]])
+
+
 def test_bad_placements_and_sbp():
     with pytest.raises(ValueError, match=r"rank \[3\] is outside the job \(world size 1"):
         flow.placement("cpu", [0, 3])

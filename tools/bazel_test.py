@@ -16,10 +16,21 @@ def _hash(path):
         return hashlib.sha256(f.read()).hexdigest()[:12]
 
 
+def _external_dir(home):
+    """$OF_HOME/ext-<hash>, as tools/bazel names the install of tools/external_packages."""
+    digest = hashlib.sha256()
+    for path in ("tools/external_packages/requirements.txt", "tools/external_packages/build-requirements.txt"):
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return os.path.join(home, f"ext-{digest.hexdigest()[:12]}")
+
+
 def _prepare(home, cuda_done=True):
     venv = os.path.join(home, f"venv-{_hash('tools/requirements.txt')}")
     os.makedirs(os.path.join(venv, "bin"))
     open(os.path.join(venv, ".complete"), "w").close()
+    os.makedirs(_external_dir(home))  # the external packages, installed
+    open(os.path.join(_external_dir(home), ".complete"), "w").close()
     if cuda_done:  # the mark tools/bazel leaves once tools/requirements-cuda.txt is installed
         open(os.path.join(venv, f".cuda-{_hash('tools/requirements-cuda.txt')}"), "w").close()
     # A stand-in interpreter that records how it was called (pip installs go through it).
@@ -51,6 +62,7 @@ def test_wrapper_passes_machine_rc_and_arguments():
             text = f.read()
         assert f"build --repo_env=OF_PYTHON={venv}/bin/python" in text
         assert f"build --disk_cache={home}/disk_cache" in text
+        assert f"test --test_env=OF_EXTERNAL_PACKAGES={_external_dir(home)}" in text
         assert r.stderr == ""  # nothing to install, nothing printed
 
 

@@ -523,6 +523,51 @@ def _c_amp_white_identity(in_):
     return in_
 
 
+
+def _c_gather(x, indices, axis):
+    """``oneflow._C.gather``: the slices of ``x`` along ``axis`` that ``indices`` name, of shape
+    ``x.shape[:axis] + indices.shape + x.shape[axis + 1:]`` (an embedding lookup with ``axis=0``).
+
+        >>> oneflow._C.gather(oneflow.tensor([[1, 2], [3, 4], [5, 6]]), oneflow.tensor([[2, 0]]), axis=0)
+        tensor([[[5, 6],
+                 [1, 2]]], dtype=oneflow.int64)
+    """
+    fn = "gather"
+    _tensor(fn, "x", x)
+    _index_tensor(fn, "indices", indices)
+    axis = _axis(fn, "axis", axis, x.dim())
+    picked = flow.index_select(x, axis, indices.reshape(-1))
+    return picked.reshape(*x.shape[:axis], *indices.shape, *x.shape[axis + 1:])
+
+
+def _c_relu(x, inplace: bool = False):
+    """``oneflow._C.relu``: ``max(x, 0)``, into ``x`` with ``inplace``."""
+    _tensor("relu", "x", x)
+    return flow.nn.functional.relu(x, inplace=_bool("relu", "inplace", inplace))
+
+
+def _c_cross_entropy(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
+                     label_smoothing: float = 0.0):
+    """``oneflow._C.cross_entropy``: :func:`oneflow.nn.functional.cross_entropy` positionally."""
+    fn = "cross_entropy"
+    _tensor(fn, "input", input)
+    _tensor(fn, "target", target)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{fn}(): argument 'reduction' must be 'none', 'mean' or 'sum', got {reduction!r}")
+    return flow.nn.functional.cross_entropy(
+        input, target, weight, ignore_index=_int(fn, "ignore_index", ignore_index), reduction=reduction,
+        label_smoothing=_float(fn, "label_smoothing", label_smoothing),
+    )
+
+
+def _c_global_arange(start, end=None, step=1, *, dtype=None, placement, sbp):
+    """``oneflow._C.global_arange``: :func:`oneflow.arange` as a global tensor of ``placement``
+    and ``sbp`` (both required)."""
+    if placement is None or sbp is None:
+        raise TypeError("global_arange(): arguments 'placement' and 'sbp' are required")
+    return flow.arange(start, end, step, dtype=dtype, placement=placement, sbp=sbp)
+
+
 _C_FUNCTIONS = {
     "amp_white_identity": _c_amp_white_identity,
     "dropout": _c_dropout,
@@ -546,6 +591,10 @@ _C_FUNCTIONS = {
     "gather_nd": gather_nd,
     "in_top_k": in_top_k,
     "tensor_scatter_nd_update": tensor_scatter_nd_update,
+    "cross_entropy": _c_cross_entropy,
+    "gather": _c_gather,
+    "global_arange": _c_global_arange,
+    "relu": _c_relu,
 }
 
 

@@ -242,6 +242,49 @@ def test_reshape_like_and_identity():
     assert C.amp_white_identity(x) is x
 
 
+@pytest.mark.parametrize("axis, index_shape", [(0, (2, 3)), (1, (4,)), (-1, (2, 2)), (0, ())])
+def test_gather(axis, index_shape):
+    # OneFlow's gather takes whole slices (an embedding lookup): index_select, then the index shape.
+    index = RNG.integers(0, 3, index_shape)
+    ours_index, torch_index = flow.tensor(index), torch.tensor(index)
+
+    def reference(x):
+        d = axis % x.dim()
+        picked = torch.index_select(x, d, torch_index.reshape(-1))
+        return picked.reshape(*x.shape[:d], *torch_index.shape, *x.shape[d + 1:])
+
+    _check(lambda x: C.gather(x, ours_index, axis=axis), reference, _pair((3, 3, 5)))
+
+
+def test_gather_bad_input():
+    with pytest.raises(TypeError, match="gather.*'indices' must be an int32 or int64 tensor"):
+        C.gather(flow.zeros(3, 2), flow.zeros(2), axis=0)
+    with pytest.raises(IndexError, match="gather.*'axis' is out of range"):
+        C.gather(flow.zeros(3, 2), flow.tensor([0]), axis=2)
+    with pytest.raises(TypeError, match="gather.*'x' must be Tensor"):
+        C.gather([1, 2], flow.tensor([0]), axis=0)
+
+
+def test_relu_and_cross_entropy():
+    _check(lambda x: C.relu(x), TF.relu, _pair((4, 5)))
+    target = RNG.integers(0, 5, (4,))
+    target[1] = -1
+    _check(
+        lambda x: C.cross_entropy(x, flow.tensor(target), None, -1, "none"),
+        lambda x: TF.cross_entropy(x, torch.tensor(target), None, ignore_index=-1, reduction="none"),
+        _pair((4, 5)),
+    )
+    with pytest.raises(ValueError, match="cross_entropy.*'reduction'"):
+        C.cross_entropy(flow.zeros(2, 3), flow.tensor([0, 1]), reduction="avg")
+    with pytest.raises(TypeError, match="relu.*'inplace' must be bool"):
+        C.relu(flow.zeros(2), inplace=1)
+
+
+def test_global_arange_requires_placement_and_sbp():
+    with pytest.raises(TypeError, match="global_arange.*'placement' and 'sbp' are required"):
+        C.global_arange(0, 4, placement=None, sbp=None)
+
+
 def test_functional_names_on_C():
     for name in (
         "dropout",
@@ -265,6 +308,10 @@ def test_functional_names_on_C():
         "batch_gather",
         "in_top_k",
         "tensor_scatter_nd_update",
+        "gather",
+        "relu",
+        "cross_entropy",
+        "global_arange",
     ):
         assert callable(getattr(flow._C, name)), name
     assert flow._C.dropout.__name__ == "dropout"

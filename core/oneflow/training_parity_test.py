@@ -109,7 +109,7 @@ class _ReferenceLamb(torch.optim.Optimizer):
     Adam moments with bias correction; the step direction
     ``r = m_hat / (sqrt(v_hat) + eps) + wd * w`` is scaled per tensor by the trust
     ratio ``||w|| / ||r||`` (1 when either norm is 0): ``w -= lr * ratio * r``.
-    The switches follow oneflow.optim.Lamb's documented options: ``adam_w_mode``
+    The switches follow oneflow.optim.LAMB's documented options: ``adam_w_mode``
     (False: the decay is an L2 term added to the gradient instead of ``r``),
     ``do_bias_correction`` and ``amsgrad`` (the moment's running maximum). A torch
     Optimizer subclass only so that torch's schedulers and param groups drive it.
@@ -152,7 +152,7 @@ class _ReferenceLamb(torch.optim.Optimizer):
 
 def _make_optimizer(m, name: str, params, kwargs: dict):
     if name == "Lamb":
-        return flow.optim.Lamb(params, **kwargs) if m is flow else _ReferenceLamb(params, **kwargs)
+        return flow.optim.LAMB(params, **kwargs) if m is flow else _ReferenceLamb(params, **kwargs)
     return getattr(m.optim, name)(params, **kwargs)
 
 

@@ -11,7 +11,7 @@ from oneflow.optim.adagrad import Adagrad
 from oneflow.optim.adam import Adam
 from oneflow.optim.adamax import Adamax
 from oneflow.optim.adamw import AdamW
-from oneflow.optim.lamb import LAMB, Lamb
+from oneflow.optim.lamb import LAMB
 from oneflow.optim.nadam import NAdam
 from oneflow.optim.optimizer import Optimizer
 from oneflow.optim.rmsprop import RMSprop
@@ -25,7 +25,6 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
-    "Lamb",
     "NAdam",
     "Optimizer",
     "RMSprop",

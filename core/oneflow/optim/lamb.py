@@ -16,7 +16,7 @@ from oneflow.optim.optimizer import (
     _to_scalar,
 )
 
-__all__ = ["LAMB", "Lamb"]
+__all__ = ["LAMB"]
 
 
 class LAMB(Optimizer):
@@ -52,7 +52,7 @@ class LAMB(Optimizer):
             buffer; accepted, the update is the same (default: ``False``).
 
     State per parameter: ``step``, ``exp_avg``, ``exp_avg_sq`` (and
-    ``max_exp_avg_sq`` with ``amsgrad``). ``Lamb`` is another name for this class.
+    ``max_exp_avg_sq`` with ``amsgrad``).
     """
 
     def __init__(
@@ -134,5 +134,3 @@ class LAMB(Optimizer):
                 p.add_(update, alpha=-lr * trust_ratio)
         return loss
 
-
-Lamb = LAMB

@@ -619,7 +619,16 @@ def test_lamb_matches_reference(kwargs, dtype):
         zero_b,
     )
     _assert_params_close(params, expected, tol)
-    assert flow.optim.Lamb is flow.optim.LAMB
+
+
+def test_each_optimizer_has_one_public_name():
+    # OneFlow's name is LAMB only; libai registers every Optimizer subclass of dir(flow.optim)
+    # under its __name__ and rejects a class listed twice.
+    classes = [getattr(flow.optim, n) for n in dir(flow.optim) if not n.startswith("_")]
+    optimizers = [c for c in classes if isinstance(c, type) and issubclass(c, flow.optim.Optimizer)]
+    names = [c.__name__ for c in optimizers]
+    assert len(names) == len(set(names)), names
+    assert not hasattr(flow.optim, "Lamb")
 
 
 def test_lamb_trust_ratio_scales_the_step():

@@ -166,7 +166,13 @@ def _reshape_rule(call, target: str = "shape", local: str = "reshape"):
         coord = _coord(call)
         nd = tuple(sig.out(0) for sig in chosen)
         shape = _layout.local_shape(target, nd, call.placement.hierarchy, coord or (0,) * call.placement.ndim)
-        return _call(local_op, args[0], list(shape))
+        op = local_op
+        if op == "view" and not args[0].is_contiguous():
+            # As in OneFlow, a global tensor is never a strided view of another, so view() on one
+            # reshapes: a view where the strides allow it, else a copy (libai's attention views
+            # the output of transpose()).
+            op = "reshape"
+        return _call(op, args[0], list(shape))
 
     return Rule(cands, local=local, nest_safe=False)
 
