@@ -11,20 +11,11 @@
 
 #include "core/framework/op_registry.h"
 #include "core/runtime/tensor_impl.h"
+#include "ops/cuda/cuda_check.h"
 #include "ops/cuda/launch.h"
 
 namespace oneflow {
 namespace cuda {
-
-[[noreturn]] void ThrowCudaError(cudaError_t err, const char* what, const char* file, int line);
-
-#define OF_CUDA_CHECK(expr)                                                     \
-  do {                                                                          \
-    cudaError_t of_cuda_err_ = (expr);                                          \
-    if (of_cuda_err_ != cudaSuccess) {                                          \
-      ::oneflow::cuda::ThrowCudaError(of_cuda_err_, #expr, __FILE__, __LINE__); \
-    }                                                                           \
-  } while (0)
 
 int CurrentDevice();
 void SetDevice(int index);

@@ -13,23 +13,15 @@
 #include <type_traits>
 
 #include "core/runtime/dtype.h"
+#include "ops/cuda/cuda_check.h"
 #include "ops/cuda/launch.h"
 
 namespace oneflow {
 namespace cuda {
 
-// Defined in cuda_runtime.cc (host code): the current device's stream, and a
-// RuntimeError for a failed CUDA call.
+// Defined in cuda_runtime.cc (host code): the current device's stream.
 cudaStream_t CurrentStream();
-[[noreturn]] void ThrowCudaError(cudaError_t err, const char* what, const char* file, int line);
 
-#define OF_CUDA_CHECK(expr)                                                     \
-  do {                                                                          \
-    cudaError_t of_cuda_err_ = (expr);                                          \
-    if (of_cuda_err_ != cudaSuccess) {                                          \
-      ::oneflow::cuda::ThrowCudaError(of_cuda_err_, #expr, __FILE__, __LINE__); \
-    }                                                                           \
-  } while (0)
 // After a kernel launch: a bad launch configuration shows here.
 #define OF_CUDA_LAUNCHED() OF_CUDA_CHECK(cudaGetLastError())
 
@@ -86,18 +78,10 @@ void SwitchDType(DType dtype, Fn&& fn) {
 // Calls fn(T{}) for the floating dtypes only.
 template <typename Fn>
 void SwitchFloating(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::kFloat16:
-      return fn(__half{});
-    case DType::kBFloat16:
-      return fn(__nv_bfloat16{});
-    case DType::kFloat32:
-      return fn(float{});
-    case DType::kFloat64:
-      return fn(double{});
-    default:
-      return;
-  }
+  SwitchDType(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (kIsHalf<T> || std::is_floating_point_v<T>) fn(tag);
+  });
 }
 
 inline constexpr int kThreads = 256;

@@ -474,23 +474,17 @@ void IntoDense(const TensorImplPtr& out, F&& fill) {
   if (dst != out) CopyInto(dst, out);
 }
 
-void UniformKernel(OpCall& c) {
+// uniform_ and normal_ (same argument indices: self, two numbers, generator).
+void RandomFillKernel(OpCall& c) {
+  const bool normal = c.name() == "normal_";
   const TensorImplPtr& out = c.outputs[0];
   DeviceGuard guard(out->device().index);
-  const Draw d = Reserve(c, arg::uniform_::generator.index, CountersFor(out->numel(), 1));
+  const Draw d =
+      Reserve(c, arg::uniform_::generator.index, CountersFor(out->numel(), normal ? 2 : 1));
+  const double a = c.get(arg::uniform_::from), b = c.get(arg::uniform_::to);
   IntoDense(out, [&](const TensorImplPtr& t) {
-    LaunchUniform(t->data(), t->dtype(), t->numel(), d.seed, d.offset, c.get(arg::uniform_::from),
-                  c.get(arg::uniform_::to));
-  });
-}
-
-void NormalKernel(OpCall& c) {
-  const TensorImplPtr& out = c.outputs[0];
-  DeviceGuard guard(out->device().index);
-  const Draw d = Reserve(c, arg::normal_::generator.index, CountersFor(out->numel(), 2));
-  IntoDense(out, [&](const TensorImplPtr& t) {
-    LaunchNormal(t->data(), t->dtype(), t->numel(), d.seed, d.offset, c.get(arg::normal_::mean),
-                 c.get(arg::normal_::std));
+    (normal ? LaunchNormal : LaunchUniform)(t->data(), t->dtype(), t->numel(), d.seed, d.offset, a,
+                                            b);
   });
 }
 
@@ -609,8 +603,8 @@ struct Registrations {
     Register("_softmax_cross_entropy_backward", kFloatingDTypes, &CrossEntropyBackwardKernel,
              false);
     Register("_cat", kAllDTypes, &CatKernel, false);
-    Register("uniform_", kFloatingDTypes, &UniformKernel, false);
-    Register("normal_", kFloatingDTypes, &NormalKernel, false);
+    Register("uniform_", kFloatingDTypes, &RandomFillKernel, false);
+    Register("normal_", kFloatingDTypes, &RandomFillKernel, false);
     for (const char* op : {"random_", "random_.to", "random_.from"}) {
       Register(op, kAllDTypes, &RandomOnHostKernel, false);
     }

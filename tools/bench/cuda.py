@@ -20,6 +20,11 @@ import torch
 
 import oneflow as flow
 
+try:  # the CPU line every benchmark prints (absent where tools/bench is not on the path)
+    import machine
+except ImportError:  # pragma: no cover
+    machine = None
+
 
 def sync(lib):
     lib.cuda.synchronize()
@@ -208,6 +213,8 @@ def main():
     if args.profile:
         profile_gpt(args.quick)
         return
+    if machine is not None:
+        print(machine.describe(), flush=True)
     schemas = flow._C._op_schemas()
     with_cuda = sum("cuda" in flow._C.op_info(s.split("(")[0])["kernels"] for s in schemas)
     print(
