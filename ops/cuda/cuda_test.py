@@ -373,6 +373,122 @@ def test_cross_entropy(kw):
     close(x.grad, tx.grad, 1e-6)
 
 
+# ---- convolution, batch norm, pooling -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kw", [{}, {"stride": 2, "padding": 1}, {"dilation": 2, "padding": 2}, {"groups": 2, "padding": 1}]
+)
+def test_conv2d(kw):
+    a, w, b = rand(2, 4, 9, 11), rand(6, 4 // kw.get("groups", 1), 3, 3, seed=1), rand(6, seed=2)
+    x = on_cuda(a, flow.float64, requires_grad=True)
+    fw, fb = on_cuda(w, flow.float64, requires_grad=True), on_cuda(b, flow.float64, requires_grad=True)
+    tx, tw, tb = (torch.tensor(v, requires_grad=True) for v in (a, w, b))
+    y, ty = F.conv2d(x, fw, fb, **kw), torch.nn.functional.conv2d(tx, tw, tb, **kw)
+    close(y, ty, 1e-10)
+    g = rand(*ty.shape, seed=3)
+    y.backward(flow.tensor(g).cuda())
+    ty.backward(torch.tensor(g))
+    close(x.grad, tx.grad, 1e-10)
+    close(fw.grad, tw.grad, 1e-10)
+    close(fb.grad, tb.grad, 1e-10)
+
+
+def test_conv1d_and_float32():
+    a, w = rand(3, 2, 20), rand(5, 2, 4, seed=1)
+    close(
+        F.conv1d(on_cuda(a, flow.float64), on_cuda(w, flow.float64), stride=2),
+        torch.nn.functional.conv1d(torch.tensor(a), torch.tensor(w), stride=2),
+        1e-10,
+    )
+    a2, w2 = rand(2, 8, 16, 16), rand(16, 8, 3, 3, seed=4)
+    close(
+        F.conv2d(on_cuda(a2), on_cuda(w2), padding=1),
+        torch.nn.functional.conv2d(torch.tensor(a2), torch.tensor(w2), padding=1),
+        2e-4,
+    )
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm(training):
+    a = rand(4, 3, 5, 6)
+    bn, tbn = nn.BatchNorm2d(3).double(), torch.nn.BatchNorm2d(3).double()
+    with flow.no_grad():
+        bn.weight.copy_(flow.tensor(rand(3, seed=1)))
+        bn.bias.copy_(flow.tensor(rand(3, seed=2)))
+        bn.running_mean.copy_(flow.tensor(rand(3, seed=3)))
+        bn.running_var.copy_(flow.tensor(rand(3, low=0.5, high=2, seed=4)))
+    tbn.load_state_dict({k: torch.tensor(v.numpy()) for k, v in bn.state_dict().items()})
+    bn = bn.cuda()
+    bn.train(training)
+    tbn.train(training)
+    x = on_cuda(a, flow.float64, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    y, ty = bn(x), tbn(tx)
+    close(y, ty, 1e-10)
+    g = rand(4, 3, 5, 6, seed=5)
+    y.backward(flow.tensor(g).cuda())
+    ty.backward(torch.tensor(g))
+    close(x.grad, tx.grad, 1e-10)
+    close(bn.weight.grad, tbn.weight.grad, 1e-10)
+    close(bn.bias.grad, tbn.bias.grad, 1e-10)
+    close(bn.running_mean, tbn.running_mean, 1e-12)
+    close(bn.running_var, tbn.running_var, 1e-12)
+
+
+def test_pooling():
+    a = rand(2, 3, 9, 10)
+    x = on_cuda(a, flow.float64, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    y, ty = F.max_pool2d(x, 3, stride=2, padding=1), torch.nn.functional.max_pool2d(tx, 3, stride=2, padding=1)
+    close(y, ty, 0)
+    z, tz = F.adaptive_avg_pool2d(x, (4, 3)), torch.nn.functional.adaptive_avg_pool2d(tx, (4, 3))
+    close(z, tz, 1e-12)
+    (y.sum() + (z * 2).sum()).backward()
+    (ty.sum() + (tz * 2).sum()).backward()
+    close(x.grad, tx.grad, 1e-6)  # scattered in float32
+
+
+def test_cnn_training_matches_cpu():
+    def make():
+        return nn.Sequential(
+            nn.Conv2d(3, 8, 3, padding=1),
+            nn.BatchNorm2d(8),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(8, 8, 3, padding=1, bias=False),
+            nn.BatchNorm2d(8),
+            nn.ReLU(),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Linear(8, 5),
+        ).double()
+
+    def run(model, device):
+        model = model.to(device)
+        opt = flow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        rng = np.random.default_rng(0)
+        losses = []
+        for _ in range(4):
+            x = flow.tensor(rng.standard_normal((6, 3, 12, 12))).to(device)
+            t = flow.tensor(rng.integers(0, 5, 6)).to(device)
+            loss = F.cross_entropy(model(x), t)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses, {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+
+    cpu = make()
+    gpu = make()
+    gpu.load_state_dict(cpu.state_dict())
+    cpu_losses, cpu_state = run(cpu, "cpu")
+    gpu_losses, gpu_state = run(gpu, DEV)
+    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-9)
+    for k in cpu_state:
+        np.testing.assert_allclose(gpu_state[k], cpu_state[k], rtol=1e-7, atol=1e-9, err_msg=k)
+
+
 # ---- random ---------------------------------------------------------------------------------------
 
 

@@ -127,6 +127,26 @@ void LaunchSoftmaxCrossEntropyBackward(const double* g, const void* x, const int
 void LaunchCatPiece(const void* in, void* out, int64_t itemsize, int64_t outer, int64_t n_i,
                     int64_t total, int64_t at, int64_t inner);
 
+// ---- pooling (planes of up to 3 spatial dims; 1-d and 2-d pad the leading dims with 1) ----
+struct PoolShape {
+  int64_t planes = 0;          // N * C
+  int64_t in[3] = {1, 1, 1};   // input D, H, W
+  int64_t out[3] = {1, 1, 1};  // output D, H, W
+  int64_t kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1};
+  int64_t pad[3] = {0, 0, 0};
+  int64_t dilation[3] = {1, 1, 1};
+};
+// y and the flat in-plane index of each maximum (int64), as PyTorch's.
+void LaunchMaxPool(const void* x, void* y, int64_t* indices, DType dtype, const PoolShape& s);
+// acc (zeroed float32, the input's size) += g at the indices.
+void LaunchMaxPoolBackward(const void* g, const int64_t* indices, float* acc, DType dtype,
+                           const PoolShape& s);
+// Adaptive average pooling: output cell o covers [floor(o I / O), ceil((o + 1) I / O)).
+void LaunchAdaptiveAvgPool(const void* x, void* y, DType dtype, const PoolShape& s);
+// acc (zeroed float32, the input's size) += g / cell size over each cell.
+void LaunchAdaptiveAvgPoolBackward(const void* g, float* acc, DType dtype, const PoolShape& s);
+
 // ---- random (Philox4x32-10, one counter per 4 values) ----------------------
 // out[i] = uniform in [lo, hi) or normal(mean, std) for the stream (seed,
 // offset + i / 4).

@@ -171,6 +171,87 @@ def gpt_step(lib, cfg, steps, amp):
     return dt, float(loss.item()), nparams
 
 
+def make_resnet50(lib, classes=1000):
+    nn = lib.nn
+
+    class Bottleneck(nn.Module):
+        def __init__(self, cin, width, stride):
+            super().__init__()
+            cout = width * 4
+            self.body = nn.Sequential(
+                nn.Conv2d(cin, width, 1, bias=False),
+                nn.BatchNorm2d(width),
+                nn.ReLU(),
+                nn.Conv2d(width, width, 3, stride=stride, padding=1, bias=False),
+                nn.BatchNorm2d(width),
+                nn.ReLU(),
+                nn.Conv2d(width, cout, 1, bias=False),
+                nn.BatchNorm2d(cout),
+            )
+            self.down = None
+            if stride != 1 or cin != cout:
+                self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout))
+            self.relu = nn.ReLU()
+
+        def forward(self, x):
+            return self.relu(self.body(x) + (x if self.down is None else self.down(x)))
+
+    layers = [
+        nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=False),
+        nn.BatchNorm2d(64),
+        nn.ReLU(),
+        nn.MaxPool2d(3, stride=2, padding=1),
+    ]
+    cin = 64
+    for width, blocks, stride in [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]:
+        for i in range(blocks):
+            layers.append(Bottleneck(cin, width, stride if i == 0 else 1))
+            cin = width * 4
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, classes)]
+    return nn.Sequential(*layers)
+
+
+def resnet_step(lib, batch, steps, size):
+    lib.manual_seed(0)
+    model = make_resnet50(lib).cuda()
+    opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = lib.randn(batch, 3, size, size).cuda()
+    t = lib.tensor(np.random.default_rng(0).integers(0, 1000, batch)).cuda()
+
+    def step():
+        loss = lib.nn.functional.cross_entropy(model(x), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    step()
+    sync(lib)
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        loss = step()
+    sync(lib)
+    return (time.perf_counter() - t0) / steps, float(loss.item())
+
+
+def resnet(steps, quick):
+    batch, size = (4, 64) if quick else (64, 224)
+    print(f"# ResNet-50 training step (fp32, no TF32 in either), batch {batch}, {size}x{size}, SGD momentum")
+    torch.backends.cudnn.allow_tf32 = False
+    try:
+        ours, lo = resnet_step(flow, batch, steps, size)
+        theirs, lt = resnet_step(torch, batch, steps, size)
+    except Exception:
+        print(f"resnet50: failed\n{traceback.format_exc(limit=3)}", flush=True)
+        return
+    print(
+        f"{'resnet50 step fp32':<44} ours {ours * 1e3:8.1f} ms ({batch / ours:7.0f} img/s)   torch "
+        f"{theirs * 1e3:8.1f} ms ({batch / theirs:7.0f} img/s)   torch/ours {theirs / ours:5.2f}   "
+        f"loss {lo:.3f} vs {lt:.3f}",
+        flush=True,
+    )
+
+
 def profile_gpt(quick):
     """Our GPT step under the op profiler with blocking launches, so each op's time is its GPU
     time (set CUDA_LAUNCH_BLOCKING=1 before starting Python)."""
@@ -226,6 +307,7 @@ def main():
         lambda: overhead(200 if args.quick else 2000),
         lambda: gemm(1024 if args.quick else 8192, 3 if args.quick else 20),
         lambda: gpt(2 if args.quick else 10, args.quick),
+        lambda: resnet(2 if args.quick else 5, args.quick),
     ):
         try:
             fn()

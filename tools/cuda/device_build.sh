@@ -23,10 +23,13 @@ for src in "$root"/core/pybind/*.cc; do
   objs+=("$o")
 done
 wait
+# OF_EXTRA_LIBS: more library directories (space-separated), e.g. the nvidia wheels' lib dirs.
+extra=()
+for d in ${OF_EXTRA_LIBS:-}; do extra+=(-L"$d" -Wl,-rpath,"$d"); done
 mapfile -t bundled < <(sed "s|^|$b/objs/|" "$b/objs.txt")
 g++ -shared -o "$work/_C.so" -Wl,--whole-archive "${objs[@]}" "${bundled[@]}" -Wl,--no-whole-archive \
   -Wl,--exclude-libs,ALL -L"$b/lib" -l:libdnnl.so.2 -l:libOpenCL.so.1 -fopenmp \
-  -L"$cuda/lib64" ${OF_EXTRA_LIB:+-L"$OF_EXTRA_LIB" -Wl,-rpath,"$OF_EXTRA_LIB"} -l:libcudart.so.13 -l:libcublas.so.13 -l:libcublasLt.so.13 \
+  -L"$cuda/lib64" "${extra[@]}" -l:libcudart.so.13 -l:libcublas.so.13 -l:libcublasLt.so.13 -l:libcudnn.so.9 \
   -Wl,-rpath,"$b/lib" -Wl,-rpath,"$cuda/lib64"
 rm -rf "$dest/pkg/oneflow"
 cp -r "$root/core/oneflow" "$dest/pkg/oneflow"
