@@ -466,3 +466,65 @@ def test_names_exist_as_in_torch():
         if hasattr(torch.Tensor, name + "_"):
             assert hasattr(flow.Tensor, name + "_"), name + "_"
     assert "moveaxis" in names and "xlogy_" in names and "square_" in names
+
+
+MIXED = [
+    lambda m: m.fmax(m.tensor([1, 5]), m.tensor([2.5, float("nan")])),
+    lambda m: m.fmin(m.tensor([1, 5], dtype=m.int32), m.tensor([2, 3])),
+    lambda m: m.copysign(m.tensor([1, -2]), m.tensor([-1, 0])),
+    lambda m: m.copysign(m.tensor([1.0, 2.0]), m.tensor([-0.0, 0.0])),
+    lambda m: m.ldexp(m.tensor([1, 3]), m.tensor([2, -1])),
+    lambda m: m.float_power(m.tensor([2, 3]), 0.5),
+    lambda m: m.float_power(2, m.tensor([1.0, 3.0])),
+    lambda m: m.xlogy(m.tensor([0, 2]), 3.0),
+    lambda m: m.xlogy(2, m.tensor([0.5, 3.0])),
+    lambda m: m.xlogy(m.tensor([1.0, 2.0]), m.tensor(4.0, dtype=m.float64)),
+    lambda m: m.xlogy(m.tensor([0.0, 1.0]), m.tensor([float("nan"), 0.0])),
+    lambda m: m.isclose(m.tensor([1, 2]), m.tensor([1, 3])),
+    lambda m: m.isclose(m.tensor([True, False]), m.tensor([True, True])),
+    lambda m: m.isclose(m.tensor([1.0, float("inf"), -float("inf")]), m.tensor([1.0 + 1e-7, float("inf"), 1.0])),
+    lambda m: m.signbit(m.tensor([True, False])),
+    lambda m: m.sinc(m.tensor([0, 1, 2], dtype=m.int32)),
+    lambda m: m.logit(m.tensor([0.0, 1.0, 0.5]), eps=1e-6),
+    lambda m: m.heaviside(m.tensor([-1, 0, 2]), m.tensor([7])),
+    lambda m: m.nanmean(m.tensor([[float("nan"), float("nan")], [1.0, float("nan")]]), 1),
+    lambda m: m.count_nonzero(m.tensor([[True, False], [True, True]]), 0),
+    lambda m: m.aminmax(m.tensor([[3, 1], [2, 8]]), dim=-1),
+    lambda m: m.aminmax(m.tensor(2.0), keepdim=True),
+    lambda m: m.logcumsumexp(m.tensor([-1000.0, 0.0, -float("inf"), 1000.0]), 0),
+    lambda m: m.gcd(m.tensor([0, 0, -6, 5]), m.tensor([0, 4, 4, 0])),
+    lambda m: m.lcm(m.tensor([0, 3, -6], dtype=m.int16), m.tensor([5, 4, 4], dtype=m.int16)),
+    lambda m: m.vander(m.tensor([2, 3], dtype=m.int32), 4),
+    lambda m: m.block_diag(m.tensor([1, 2]), m.tensor([[1.5]])),
+    lambda m: m.block_diag(),
+    lambda m: m.cdist(m.zeros(2, 0, 3), m.zeros(2, 4, 3)),
+    lambda m: m.kron(m.tensor(2.0), m.tensor([1, 2])),
+    lambda m: m.combinations(m.tensor([1, 2]), 3),
+    lambda m: m.combinations(m.tensor([1, 2]), 0),
+    lambda m: m.trapezoid(m.tensor([1, 2, 4])),
+    lambda m: m.trapezoid(m.tensor([[1.0, 2.0, 4.0]]), m.tensor([[0.0, 1.0, 3.0]])),
+    lambda m: m.cov(m.tensor([[1, 2, 4], [0, 3, 5]])),
+    lambda m: m.corrcoef(m.tensor([1.0, 2.0, 4.0])),
+    lambda m: m.addmv(m.tensor([float("nan"), 1.0]), m.ones(2, 2), m.ones(2), beta=0),
+    lambda m: m.diagonal_scatter(m.zeros(2, 3), m.ones(0), 3),
+    lambda m: m.slice_scatter(m.zeros(4, 2), m.ones(2, 2), start=-3, end=None, step=2),
+    lambda m: m.scatter_reduce(m.tensor([1, 2, 3]), 0, m.tensor([0, 0, 2]), m.tensor([5, -4, 9]), "mean"),
+    lambda m: m.scatter_reduce(m.tensor([1, 2, 3]), 0, m.tensor([0, 0, 2]), m.tensor([5, -4, 9]), "amin",
+                               include_self=False),
+    lambda m: m.index_reduce(m.ones(3, 2), 0, m.tensor([0, 0]), m.tensor([[2.0, 3.0], [4.0, 5.0]]), "mean"),
+    lambda m: m.unravel_index(m.tensor(5), 6),
+]
+
+
+@pytest.mark.parametrize("fn", MIXED, ids=[str(i) for i in range(len(MIXED))])
+def test_values_and_dtypes(fn):
+    """Mixed dtypes, numbers, NaN/inf and edge shapes give torch's values and dtypes."""
+    ours, theirs = fn(flow), fn(torch)
+    ours = list(ours) if isinstance(ours, tuple) else [ours]
+    theirs = list(theirs) if isinstance(theirs, tuple) else [theirs]
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        assert tuple(o.shape) == tuple(t.shape)
+        assert str(o.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], (o.dtype, t.dtype)
+        np.testing.assert_allclose(o.numpy().astype(np.float64), t.numpy().astype(np.float64), rtol=1e-6,
+                                   equal_nan=True)
