@@ -43,9 +43,9 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
     ``scatter`` places them: ``reduce`` is "sum", "prod", "mean", "amax" or "amin"; without
     ``include_self`` the scattered-to elements of ``input`` do not take part.
 
-    "prod", "amax" and "amin" reduce over a dense one-hot expansion of ``src`` along ``dim``
-    (memory ``input.shape[dim]`` times ``src``'s), which gives their gradients from the registry's
-    reductions."""
+    "prod", "amax" and "amin" are a segmented scan over ``src`` sorted by target (see
+    ``_segment_reduce``); where ``src`` holds several equal maxima (minima) one of them gets the
+    gradient, where PyTorch splits it evenly."""
     for name, v in (("input", input), ("index", index), ("src", src)):
         _check_tensor("scatter_reduce", name, v)
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # older names PyTorch still takes
@@ -65,6 +65,18 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     if index.numel() == 0:
         return input.clone()
+    size = input.shape[d] if nd else 1
+    too_big = any(
+        index.shape[i] > src.shape[i] or (i != d and index.shape[i] > input.shape[i]) for i in range(index.dim())
+    )
+    if too_big:
+        raise RuntimeError(
+            f"Expected index {list(index.shape)} to be smaller than self {list(input.shape)} apart from dimension "
+            f"{d} and to be smaller size than src {list(src.shape)}"
+        )
+    lo, hi = int(index.min().item()), int(index.max().item())
+    if lo < 0 or hi >= size:
+        raise RuntimeError(f"index {lo if lo < 0 else hi} is out of bounds for dimension {d} with size {size}")
     # Only the part of src that index covers takes part, as in scatter.
     src = src[tuple(builtins.slice(0, n) for n in index.shape)] if src.dim() else src
     counted = input.scatter(d, index, 0) if not include_self else input
@@ -83,51 +95,55 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
         n = n.scatter_add(d, index, ones)
         n = _flow.where(n == 0, _flow.ones_like(n), n)
         return _flow.div(total, n, rounding_mode=None if _is_float(input.dtype) else "floor")
-    # prod/amax/amin: a one-hot expansion of src over the m positions of dim d in the output, the
-    # reduction along src's dim d, then the result merged with input where something was scattered.
-    m = input.shape[d] if nd else 1
+    # prod/amax/amin: a segmented reduction of src's elements grouped by the output element they
+    # go to, then merged with input where something was scattered.
     fill = _identity(reduce, src.dtype)
-    positions = _flow.arange(m, device=input.device).reshape([-1] + [1] * index.dim())
-    hit = index.unsqueeze(0) == positions  # (m, *index.shape)
-    spread = _flow.where(hit, src.unsqueeze(0), _flow.full_like(src, fill).unsqueeze(0))
-    red_dim = d + 1
+    pos, part = _segment_reduce(input, d, index, src, reduce)
+    flat_mask = _flow.zeros(input.numel(), dtype=_flow.bool, device=input.device).scatter(0, pos, True)
+    full = _flow.full((input.numel(),), fill, dtype=input.dtype, device=input.device).scatter(0, pos, part)
+    mask, full = flat_mask.reshape(input.shape), full.reshape(input.shape)
+    if not include_self:
+        return _flow.where(mask, full, input)
     if reduce == "prod":
-        part = spread.prod(red_dim)
+        merged = input * full
     elif reduce == "amax":
-        part = spread.amax(red_dim)
+        merged = _flow.maximum(input, full)
     else:
-        part = spread.amin(red_dim)
-    part = _flow.movedim(part, 0, d) if nd else part.reshape(())  # (..., m, ...) without d's src extent
-    scattered = _flow.movedim(hit.any(red_dim), 0, d) if nd else hit.any()
-    # part covers index's extent in the other dims; pad it to input's with the identity.
-    pad_shape = list(input.shape)
-    full = _flow.full(pad_shape, fill, dtype=input.dtype, device=input.device)
-    mask = _flow.zeros(pad_shape, dtype=_flow.bool, device=input.device)
-    region = tuple(builtins.slice(0, n) if i != d else builtins.slice(None) for i, n in enumerate(part.shape))
-    if nd:
-        full = _pad_into(full, part, region)
-        mask = _pad_into(mask, scattered, region)
-    else:
-        full, mask = part, scattered
-    if reduce == "prod":
-        merged = counted * full if include_self else _flow.where(mask, full, input)
-    elif reduce == "amax":
-        merged = _flow.maximum(counted, full) if include_self else _flow.where(mask, full, input)
-    else:
-        merged = _flow.minimum(counted, full) if include_self else _flow.where(mask, full, input)
+        merged = _flow.minimum(input, full)
     return _flow.where(mask, merged, input)
 
 
-def _pad_into(base, part, region):
-    """``base`` with ``part`` in its leading ``region`` (differentiable in ``part``)."""
-    if tuple(base.shape) == tuple(part.shape):
-        return part
-    for i, (b, p) in enumerate(zip(base.shape, part.shape)):
-        if b != p:
-            rest = list(part.shape)
-            rest[i] = b - p
-            part = _flow.cat([part, base[tuple(builtins.slice(0, n) for n in rest)]], i)
-    return part
+def _segment_reduce(input, d: int, index, src, reduce: str):
+    """``(positions, values)``: the flat positions in ``input`` that ``index`` scatters to (each
+    once) and the reduction of the ``src`` elements that go to each.
+
+    The elements are sorted by position, then a log-step (Hillis-Steele) scan combines each with
+    the one ``s`` before it when both go to the same position; the last of each run holds the run's
+    reduction. Built from differentiable ops, with O(n log n) work and no dense expansion."""
+    shape = list(input.shape)
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    lin = index * strides[d] if shape else index
+    for i, n in enumerate(index.shape):
+        if i != d:
+            view = [1] * index.dim()
+            view[i] = n
+            lin = lin + _flow.arange(n, device=input.device).reshape(view) * strides[i]
+    lin = lin.reshape(-1)
+    order = _flow.argsort(lin)
+    lin = lin[order]
+    vals = src.reshape(-1)[order]
+    n = lin.numel()
+    combine = {"prod": _flow.mul, "amax": _flow.maximum, "amin": _flow.minimum}[reduce]
+    step = 1
+    while step < n:
+        same = lin[step:] == lin[:-step]
+        tail = _flow.where(same, combine(vals[step:], vals[:-step]), vals[step:])
+        vals = _flow.cat([vals[:step], tail], 0)
+        step *= 2
+    last = _flow.cat([lin[1:] != lin[:-1], _flow.ones(1, dtype=_flow.bool, device=input.device)], 0)
+    return lin[last], vals[last]
 
 
 def index_reduce(input, dim: int, index, source, reduce: str, *, include_self: bool = True):

@@ -253,6 +253,27 @@ def test_scatter_reduce(reduce, include_self):
     assert run_case(case) > 0
 
 
+@pytest.mark.parametrize("reduce", ["prod", "amax", "amin"])
+def test_scatter_reduce_many_collisions(reduce):
+    rng = np.random.default_rng(1)
+    index = rng.integers(0, 7, size=(3, 40))
+
+    def fn(m, a, s):
+        return m.scatter_reduce(a, 1, m.tensor(index), s, reduce), m.scatter_reduce(
+            a, 1, m.tensor(index), s, reduce, include_self=False
+        )
+
+    case = OpCase(
+        ops=("scatter_reduce",),
+        fn=fn,
+        shapes=[((4, 7), (3, 40))],
+        dtypes=("float64", "int32"),
+        domain=(0.9, 1.1),
+        noncontiguous=False,
+    )
+    assert run_case(case) > 0
+
+
 @pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
 def test_index_reduce(reduce):
     def fn(m, a, s):
@@ -440,6 +461,10 @@ BAD_INPUT = [
     lambda m: m.scatter_reduce(m.zeros(3), 0, m.tensor([0.0]), m.zeros(1), "sum"),
     lambda m: m.scatter_reduce(m.zeros(3), 0, m.tensor([0]), m.zeros(1, dtype=m.float64), "sum"),
     lambda m: m.index_reduce(m.zeros(3), 0, m.tensor([0]), m.zeros(1), "sum"),
+    lambda m: m.scatter_reduce(m.zeros(3), 0, m.tensor([3]), m.zeros(1), "amax"),
+    lambda m: m.scatter_reduce(m.zeros(3), 0, m.tensor([-1]), m.zeros(1), "prod"),
+    lambda m: m.scatter_reduce(m.zeros(2, 2), 0, m.tensor([[0, 1, 0]]), m.zeros(2, 3), "amin"),
+    lambda m: m.index_reduce(m.zeros(3), 0, m.tensor([0, 1]), m.zeros(1), "prod"),
     lambda m: m.select_scatter(m.zeros(2, 3), m.zeros(2), 0, 0),
     lambda m: m.select_scatter(m.zeros(2, 3), m.zeros(3), 0, 5),
     lambda m: m.slice_scatter(m.zeros(2, 3), m.zeros(2, 2), 1, 0, 3),
@@ -509,8 +534,9 @@ MIXED = [
     lambda m: m.diagonal_scatter(m.zeros(2, 3), m.ones(0), 3),
     lambda m: m.slice_scatter(m.zeros(4, 2), m.ones(2, 2), start=-3, end=None, step=2),
     lambda m: m.scatter_reduce(m.tensor([1, 2, 3]), 0, m.tensor([0, 0, 2]), m.tensor([5, -4, 9]), "mean"),
-    lambda m: m.scatter_reduce(m.tensor([1, 2, 3]), 0, m.tensor([0, 0, 2]), m.tensor([5, -4, 9]), "amin",
-                               include_self=False),
+    lambda m: m.scatter_reduce(
+        m.tensor([1, 2, 3]), 0, m.tensor([0, 0, 2]), m.tensor([5, -4, 9]), "amin", include_self=False
+    ),
     lambda m: m.index_reduce(m.ones(3, 2), 0, m.tensor([0, 0]), m.tensor([[2.0, 3.0], [4.0, 5.0]]), "mean"),
     lambda m: m.unravel_index(m.tensor(5), 6),
 ]
@@ -526,5 +552,6 @@ def test_values_and_dtypes(fn):
     for o, t in zip(ours, theirs):
         assert tuple(o.shape) == tuple(t.shape)
         assert str(o.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], (o.dtype, t.dtype)
-        np.testing.assert_allclose(o.numpy().astype(np.float64), t.numpy().astype(np.float64), rtol=1e-6,
-                                   equal_nan=True)
+        np.testing.assert_allclose(
+            o.numpy().astype(np.float64), t.numpy().astype(np.float64), rtol=1e-6, equal_nan=True
+        )
