@@ -324,11 +324,9 @@ def nextafter(input, other):
     _check_tensor("nextafter", "other", other)
     if input.dtype != other.dtype:
         raise RuntimeError(f"expected scalar type {_dtype_name(input.dtype)} but found {_dtype_name(other.dtype)}")
-    if not _is_float(input.dtype):
+    if not _is_float(input.dtype) or _name(input.dtype) == "bfloat16":  # NumPy has no bfloat16
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_dtype_name(input.dtype)}'")
-    ours = input.detach().to(_flow.float64 if _name(input.dtype) == "float64" else _flow.float32).cpu().numpy()
-    theirs = other.detach().to(ours.dtype.name == "float64" and _flow.float64 or _flow.float32).cpu().numpy()
-    out = np.nextafter(ours, theirs)
+    out = np.nextafter(input.detach().cpu().numpy(), other.detach().cpu().numpy())
     return _flow.tensor(out, dtype=input.dtype, device=input.device)
 
 
@@ -541,13 +539,13 @@ def _tensor_list(fn: str, tensors) -> list:
     return list(tensors)
 
 
-def hstack(tensors, *, out=None):
+def hstack(tensors):
     """The tensors concatenated column-wise (along dim 1; dim 0 for 1-D ones)."""
     ts = atleast_1d(_tensor_list("hstack", tensors))
     return _flow.cat(list(ts), 0 if ts[0].dim() == 1 else 1)
 
 
-def vstack(tensors, *, out=None):
+def vstack(tensors):
     """The tensors, made at least 2-D, concatenated row-wise (along dim 0)."""
     return _flow.cat(list(atleast_2d(_tensor_list("vstack", tensors))), 0)
 
@@ -555,12 +553,12 @@ def vstack(tensors, *, out=None):
 row_stack = vstack
 
 
-def dstack(tensors, *, out=None):
+def dstack(tensors):
     """The tensors, made at least 3-D, concatenated depth-wise (along dim 2)."""
     return _flow.cat(list(atleast_3d(_tensor_list("dstack", tensors))), 2)
 
 
-def column_stack(tensors, *, out=None):
+def column_stack(tensors):
     """The tensors as columns: 0- and 1-D ones become ``(n, 1)``, then all are concatenated along
     dim 1."""
     ts = _tensor_list("column_stack", tensors)
