@@ -146,6 +146,18 @@ from oneflow._oneflow_ops import __all__ as _oneflow_ops_all
 for _fused in ("fused_linear", "fused_matmul_bias", "fused_mlp"):
     setattr(_C, _fused, getattr(_C.ops, _fused))
 
+# PyTorch's everyday callables that compose this package's ops (issue 16), with their Tensor
+# methods and in-place twins; after the registry's ops, which win where both have a name.
+from oneflow import _torch_breadth_methods
+from oneflow._torch_breadth import __all__ as _torch_breadth_all
+from oneflow._torch_breadth_index import __all__ as _torch_breadth_index_all
+
+_torch_breadth_names = [n for n in (*_torch_breadth_all, *_torch_breadth_index_all) if n not in globals()]
+for _n in _torch_breadth_names:
+    globals()[_n] = _torch_breadth_methods._function(_n)
+moveaxis = movedim
+_torch_breadth_names += ["moveaxis", *_torch_breadth_methods.install(globals())]
+
 
 # Global Tensor names (oneflow.placement, oneflow.env, ...) come from a plugin, the
 # oneflow-distributed package, which declares them (see oneflow._plugin); it is imported on first
@@ -249,3 +261,4 @@ __all__.extend(_op_names)  # the ops derived from the registry
 __all__.extend(n for n in _tensor_ops_all if n not in __all__)
 __all__.append("linalg")
 __all__.extend(n for n in (*_compat_all, *_oneflow_api_all, *_oneflow_ops_all) if n not in __all__)
+__all__.extend(n for n in _torch_breadth_names if n not in __all__)
