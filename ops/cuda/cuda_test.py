@@ -436,6 +436,29 @@ def test_batch_norm(training):
     close(bn.running_var, tbn.running_var, 1e-12)
 
 
+def test_batch_norm_float32_large_batch():
+    # Batches split into chunks for the per-channel sums; statistics in float32 against float64.
+    a = rand(40, 5, 7, 3)
+    bn, tbn = nn.BatchNorm2d(5), torch.nn.BatchNorm2d(5).double()
+    tbn.load_state_dict(
+        {
+            k: torch.tensor(v.numpy()).double() if v.dtype == flow.float32 else torch.tensor(v.numpy())
+            for k, v in bn.state_dict().items()
+        }
+    )
+    bn = bn.cuda()
+    x = on_cuda(a, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    y, ty = bn(x), tbn(tx)
+    close(y, ty, 1e-5)
+    g = rand(40, 5, 7, 3, seed=6)
+    y.backward(flow.tensor(g, dtype=flow.float32).cuda())
+    ty.backward(torch.tensor(g))
+    close(x.grad, tx.grad, 1e-5)
+    close(bn.weight.grad, tbn.weight.grad, 1e-3)
+    close(bn.running_var, tbn.running_var, 1e-6)
+
+
 def test_pooling():
     a = rand(2, 3, 9, 10)
     x = on_cuda(a, flow.float64, requires_grad=True)

@@ -147,6 +147,28 @@ void LaunchAdaptiveAvgPool(const void* x, void* y, DType dtype, const PoolShape&
 // acc (zeroed float32, the input's size) += g / cell size over each cell.
 void LaunchAdaptiveAvgPoolBackward(const void* g, float* acc, DType dtype, const PoolShape& s);
 
+// ---- batch norm over (N, C, S) contiguous inputs (S: the spatial size) --------------------
+// Training statistics: mean and invstd per channel (stat dtype: T, or float32 for 16-bit T);
+// running_mean/var (may be null, of the stat dtype) move by momentum towards the batch mean
+// and the unbiased variance. workspace: 2 * ChannelChunks(n) * c doubles.
+inline int64_t ChannelChunks(int64_t n) {
+  const int64_t k = (n + 15) / 16;
+  return k < 1 ? 1 : (k > 32 ? 32 : k);
+}
+void LaunchBatchNormStats(const void* x, DType dtype, DType stat_dtype, int64_t n, int64_t c,
+                          int64_t s, double eps, double momentum, void* mean, void* invstd,
+                          void* running_mean, void* running_var, double* workspace);
+// y = (x - mean) * invstd * w + b per channel (w, b may be null; mean/invstd of stat dtype).
+void LaunchBatchNormApply(const void* x, void* y, DType dtype, DType stat_dtype, int64_t n,
+                          int64_t c, int64_t s, const void* mean, const void* invstd, const void* w,
+                          const void* b);
+// Gradients: gw = sum(g xhat), gb = sum(g) per channel (either may be null), and gx (may be
+// null): training w invstd (g - mean(g) - xhat mean(g xhat)), evaluation w invstd g.
+void LaunchBatchNormBackward(const void* g, const void* x, DType dtype, DType stat_dtype, int64_t n,
+                             int64_t c, int64_t s, const void* mean, const void* invstd,
+                             const void* w, bool training, void* gx, void* gw, void* gb,
+                             double* workspace);
+
 // ---- random (Philox4x32-10, one counter per 4 values) ----------------------
 // out[i] = uniform in [lo, hi) or normal(mean, std) for the stream (seed,
 // offset + i / 4).

@@ -287,11 +287,55 @@ DimVector ReducedDims(const TensorImplPtr& x) {
   return dims;
 }
 
+const void* DataOrNull(const TensorImplPtr& t) { return t ? t->data() : nullptr; }
+
+// Whether t is absent or a dense tensor of dtype d (what the fused kernels take).
+bool AbsentOr(const TensorImplPtr& t, DType d) {
+  return !t || (t->dtype() == d && t->is_contiguous());
+}
+
+// (N, C, S) of a contiguous (N, C, ...) tensor.
+struct NCS {
+  int64_t n, c, s;
+};
+NCS NcsOf(const TensorImplPtr& x) {
+  NCS r{x->shape()[0], x->shape()[1], 1};
+  for (int64_t d = 2; d < x->ndim(); ++d) r.s *= x->shape()[d];
+  return r;
+}
+
+TensorImplPtr BnWorkspace(int64_t n, int64_t c, const Device& device) {
+  return TensorImpl::Empty({2 * ChannelChunks(n) * c}, DType::kFloat64, device);
+}
+
+// Training batch norm in four kernels (two statistics passes, finishing, one apply pass).
+bool FusedBatchNorm(OpCall& c) {
+  namespace a = arg::native_batch_norm;
+  const TensorImplPtr x = Contiguous(c.tensor(a::input));
+  const DType sd = c.outputs[1]->dtype();
+  const TensorImplPtr w = c.get(a::weight), b = c.get(a::bias);
+  const TensorImplPtr rm = c.get(a::running_mean), rv = c.get(a::running_var);
+  if (!c.get(a::training) || !AbsentOr(w, x->dtype()) || !AbsentOr(b, x->dtype()) ||
+      !AbsentOr(rm, sd) || !AbsentOr(rv, sd) || !c.outputs[0]->is_contiguous() ||
+      !(sd == x->dtype() || sd == DType::kFloat32)) {
+    return false;
+  }
+  const NCS d = NcsOf(x);
+  TensorImplPtr ws = BnWorkspace(d.n, d.c, x->device());
+  LaunchBatchNormStats(x->data(), x->dtype(), sd, d.n, d.c, d.s, c.get(a::eps), c.get(a::momentum),
+                       c.outputs[1]->data(), c.outputs[2]->data(), rm ? rm->data() : nullptr,
+                       rv ? rv->data() : nullptr, reinterpret_cast<double*>(ws->data()));
+  LaunchBatchNormApply(x->data(), c.outputs[0]->data(), x->dtype(), sd, d.n, d.c, d.s,
+                       c.outputs[1]->data(), c.outputs[2]->data(), DataOrNull(w), DataOrNull(b));
+  return true;
+}
+
 void BatchNormKernel(OpCall& c) {
   namespace a = arg::native_batch_norm;
+  DeviceGuard device_guard(c.outputs[0]->device().index);
+  if (FusedBatchNorm(c)) return;
   GradModeGuard no_grad(false);
   const TensorImplPtr x = c.tensor(a::input);
-  DeviceGuard guard(x->device().index);
   const TensorImplPtr w = c.get(a::weight), b = c.get(a::bias);
   const TensorImplPtr rm = c.get(a::running_mean), rv = c.get(a::running_var);
   const bool training = c.get(a::training);
@@ -332,11 +376,43 @@ void BatchNormKernel(OpCall& c) {
   CopyInto(y, c.outputs[0]);
 }
 
+// Training batch norm's gradients in two passes (per-channel sums, then gx).
+bool FusedBatchNormBackward(OpCall& c) {
+  namespace a = arg::native_batch_norm_backward;
+  if (!c.get(a::train)) return false;
+  const TensorImplPtr g = Contiguous(c.tensor(a::grad_out)), x = Contiguous(c.tensor(a::input));
+  const TensorImplPtr mean = c.tensor(a::save_mean), invstd = c.tensor(a::save_invstd);
+  const TensorImplPtr w = c.get(a::weight);
+  const DType sd = mean->dtype();
+  const DimVector mask = c.get(a::output_mask);
+  auto out_at = [&](size_t i) -> TensorImplPtr {
+    if (mask.size() <= i || !mask[i] || i >= c.outputs.size() || !c.outputs[i] ||
+        c.outputs[i]->numel() == 0) {
+      return nullptr;
+    }
+    return c.outputs[i];
+  };
+  const TensorImplPtr gx = out_at(0), gw = out_at(1), gb = out_at(2);
+  if (g->dtype() != x->dtype() || !AbsentOr(w, x->dtype()) || !AbsentOr(mean, sd) ||
+      !AbsentOr(invstd, sd) || !AbsentOr(gx, x->dtype()) || !AbsentOr(gw, x->dtype()) ||
+      !AbsentOr(gb, x->dtype()) || !(sd == x->dtype() || sd == DType::kFloat32)) {
+    return false;
+  }
+  const NCS d = NcsOf(x);
+  TensorImplPtr ws = BnWorkspace(d.n, d.c, x->device());
+  LaunchBatchNormBackward(g->data(), x->data(), x->dtype(), sd, d.n, d.c, d.s, mean->data(),
+                          invstd->data(), DataOrNull(w), true, gx ? gx->data() : nullptr,
+                          gw ? gw->data() : nullptr, gb ? gb->data() : nullptr,
+                          reinterpret_cast<double*>(ws->data()));
+  return true;
+}
+
 void BatchNormBackwardKernel(OpCall& c) {
   namespace a = arg::native_batch_norm_backward;
+  DeviceGuard device_guard(c.tensor(a::input)->device().index);
+  if (FusedBatchNormBackward(c)) return;
   GradModeGuard no_grad(false);
   const TensorImplPtr g0 = c.tensor(a::grad_out), x0 = c.tensor(a::input);
-  DeviceGuard guard(x0->device().index);
   const TensorImplPtr w = c.get(a::weight);
   const bool training = c.get(a::train);
   const double eps = c.get(a::eps);
