@@ -7,26 +7,38 @@ in :mod:`oneflow.optim.lr_scheduler`.
 
 from oneflow.optim import lr_scheduler
 from oneflow.optim.adadelta import Adadelta
+from oneflow.optim.adafactor import Adafactor
 from oneflow.optim.adagrad import Adagrad
 from oneflow.optim.adam import Adam
 from oneflow.optim.adamax import Adamax
 from oneflow.optim.adamw import AdamW
+from oneflow.optim.asgd import ASGD
 from oneflow.optim.lamb import LAMB
+from oneflow.optim.lbfgs import LBFGS
 from oneflow.optim.nadam import NAdam
 from oneflow.optim.optimizer import Optimizer
+from oneflow.optim.radam import RAdam
 from oneflow.optim.rmsprop import RMSprop
+from oneflow.optim.rprop import Rprop
 from oneflow.optim.sgd import SGD
+from oneflow.optim.sparse_adam import SparseAdam
 
 __all__ = [
+    "ASGD",
     "LAMB",
+    "LBFGS",
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
     "Adamax",
     "NAdam",
     "Optimizer",
+    "RAdam",
     "RMSprop",
+    "Rprop",
+    "SparseAdam",
     "lr_scheduler",
 ]

@@ -133,4 +133,3 @@ class LAMB(Optimizer):
                 trust_ratio = weight_norm / update_norm if weight_norm > 0 and update_norm > 0 else 1.0
                 p.add_(update, alpha=-lr * trust_ratio)
         return loss
-
