@@ -104,7 +104,7 @@ class Adafactor(Optimizer):
             weight_decay, maximize = group["weight_decay"], group["maximize"]
             eps1, eps2 = group["eps"]
             for p, grad, state in self._grads(group):
-                if p.is_complex():
+                if getattr(p.dtype, "is_complex", False):
                     raise RuntimeError("Adafactor does not support complex parameters")
                 if len(state) == 0:
                     state["step"] = _zero_step()

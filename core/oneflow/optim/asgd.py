@@ -114,6 +114,8 @@ class ASGD(Optimizer):
                     ax.add_(p.sub(ax).mul_(mu))
                 else:
                     ax.copy_(p)
-                state["eta"].fill_(lr / ((1 + lambd * lr * step) ** alpha))
-                state["mu"].fill_(1 / max(1, step - t0))
+                # PyTorch rounds the new values to the default dtype (a tensor made from a Python
+                # float) before storing them, whatever the state's dtype: so do we.
+                state["eta"].fill_(oneflow.tensor(lr / ((1 + lambd * lr * step) ** alpha)).item())
+                state["mu"].fill_(oneflow.tensor(1 / max(1, step - t0)).item())
         return loss

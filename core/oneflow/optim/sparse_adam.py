@@ -68,7 +68,10 @@ class SparseAdam(Optimizer):
         defaults = {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize}
         super().__init__(params, defaults)
         complex_params = [
-            [i, j] for i, group in enumerate(self.param_groups) for j, p in enumerate(group["params"]) if p.is_complex()
+            [i, j]
+            for i, group in enumerate(self.param_groups)
+            for j, p in enumerate(group["params"])
+            if getattr(p.dtype, "is_complex", False)
         ]
         if complex_params:
             raise ValueError(
