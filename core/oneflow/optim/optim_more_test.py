@@ -290,7 +290,7 @@ def _lbfgs_run(m, problem, dtype, kwargs, steps):
         loss.backward()
         return loss
 
-    losses = [float(opt.step(closure)) for _ in range(steps)]
+    losses = [float(opt.step(closure).detach()) for _ in range(steps)]
     return params, losses, calls[0], opt
 
 
@@ -434,3 +434,40 @@ def test_lbfgs_bad_input():
         opt.step(closure)
 
     raises_like_torch(unknown_line_search)
+
+
+def test_sparse_adam_on_an_embedding_moves_the_looked_up_rows():
+    emb = flow.nn.Embedding(20, 4)
+    before = _np(emb.weight).copy()
+    opt = flow.optim.SparseAdam(emb.parameters(), lr=0.01)
+    emb(flow.tensor([[1, 5], [5, 7]])).sum().backward()
+    opt.step()
+    moved = np.nonzero((_np(emb.weight) != before).any(axis=1))[0].tolist()
+    assert moved == [1, 5, 7]
+
+
+def test_lbfgs_regression_with_modules_matches_torch():
+    # The script a user would write: a linear model fitted with LBFGS and a strong-Wolfe search.
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal((32, 3)), rng.standard_normal((32, 1))
+    w0, b0 = rng.standard_normal((1, 3)), rng.standard_normal(1)
+    results = []
+    for m in (flow, torch):
+        model = m.nn.Linear(3, 1).double()
+        with m.no_grad():
+            model.weight.copy_(m.tensor(w0))
+            model.bias.copy_(m.tensor(b0))
+        opt = m.optim.LBFGS(model.parameters(), lr=1, history_size=5, line_search_fn="strong_wolfe")
+        xs, ys = m.tensor(x), m.tensor(y)
+
+        def closure(model=model, opt=opt, xs=xs, ys=ys, m=m):
+            opt.zero_grad()
+            loss = m.nn.functional.mse_loss(model(xs), ys)
+            loss.backward()
+            return loss
+
+        losses = [float(opt.step(closure).detach()) for _ in range(3)]
+        results.append((losses, [p.detach().numpy() for p in model.parameters()]))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-9)
+    for a, b in zip(results[0][1], results[1][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
