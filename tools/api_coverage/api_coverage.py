@@ -85,7 +85,9 @@ class Namespace:
 
 
 def kind(obj: object) -> str:
-    """'class', 'function' or 'attribute' (dtypes, constants, properties)."""
+    """'class', 'function', 'module' or 'attribute' (dtypes, constants, properties)."""
+    if isinstance(obj, types.ModuleType):
+        return "module"
     if isinstance(obj, type):
         return "class"
     if callable(obj) and not isinstance(obj, (property, types.GetSetDescriptorType)):
@@ -237,7 +239,10 @@ def main(argv: list[str] | None = None) -> None:
     for ns in report:
         if args.missing and ns.missing:
             kinds = torch_names(ns.name)
-            print(f"\nmissing in {ns.name} ({len(ns.missing)}):")
+            by_kind = ", ".join(
+                f"{sum(kinds[n] == k for n in ns.missing)} {k}" for k in ("class", "function", "module", "attribute")
+            )
+            print(f"\nmissing in {ns.name} ({len(ns.missing)}: {by_kind}):")
             for n in ns.missing:
                 print(f"  {ns.name}.{n}  ({kinds[n]})")
         if args.excluded and ns.excluded:
