@@ -11,7 +11,6 @@ PyTorch says ``torch.FloatTensor``; both spellings are accepted as arguments."""
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as np
@@ -44,7 +43,7 @@ INPLACE = {
 
 def _check_tensor(fn: str, name: str, value) -> None:
     if not isinstance(value, _Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(value).__name__}")
+        raise TypeError(f"{fn}(): argument '{name}' (position 1) must be Tensor, not {type(value).__name__}")
 
 
 # ---- metadata -------------------------------------------------------------------------------------
@@ -82,7 +81,7 @@ def adjoint(self):
 _LEGACY_DTYPES = {name: cls.dtype for name, cls in _compat._CPU_TENSOR_TYPES.items()}
 
 
-def type(self, dtype=None, non_blocking: bool = False, **kwargs):  # noqa: A001 - PyTorch's name
+def tensor_type(self, dtype=None, non_blocking: bool = False, **kwargs):
     """``type()``: the legacy type name, ``'oneflow.FloatTensor'`` (OneFlow's spelling of PyTorch's
     ``'torch.FloatTensor'``). ``type(dtype)``: this tensor cast to ``dtype``, a dtype, a legacy
     class (``oneflow.LongTensor``) or its name (``'oneflow.LongTensor'``, ``'torch.cuda.FloatTensor'``);
@@ -110,14 +109,14 @@ def type(self, dtype=None, non_blocking: bool = False, **kwargs):  # noqa: A001 
     elif isinstance(dtype, _compat._TypedTensorMeta):
         dtype, device = dtype.dtype, _flow.device(dtype.device_type)
     elif not isinstance(dtype, _flow.dtype):
-        raise TypeError(f"type(): argument 'dtype' must be a dtype or a type name, not {builtins.type(dtype).__name__}")
+        raise TypeError(f"type(): argument 'dtype' must be a dtype or a type name, not {type(dtype).__name__}")
     if dtype == self.dtype and device.type == self.device.type:
         return self
     return self.to(device=device, dtype=dtype)
 
 
 def _str_name(value) -> str:
-    return builtins.type(value).__name__
+    return type(value).__name__
 
 
 def is_signed(self) -> bool:
@@ -254,7 +253,8 @@ def matrix_power(self, n: int):
         raise TypeError(f"matrix_power(): argument 'n' must be int, not {_str_name(n)}")
     if n == 0:
         eye = _flow.eye(self.shape[-1], dtype=self.dtype, device=self.device)
-        return eye.expand(*self.shape).clone()
+        # PyTorch's result is connected to the graph (with a zero gradient).
+        return self * 0 + eye
     base = _flow.linalg.inv(self) if n < 0 else self
     n, result = abs(n), None
     while n:
@@ -372,7 +372,7 @@ def put(self, index, source, accumulate: bool = False):
     if index.dtype != _flow.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype}")
     if index.numel() != source.numel():
-        raise RuntimeError(
+        raise IndexError(
             f"put_(): Expected source and index to have the same number of elements, but got "
             f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
         )
@@ -494,7 +494,7 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
 
 
 METHODS = {
-    "adjoint": adjoint, "type": type, "is_signed": is_signed, "is_complex": is_complex,
+    "adjoint": adjoint, "type": tensor_type, "is_signed": is_signed, "is_complex": is_complex,
     "is_nonzero": is_nonzero, "is_same_size": is_same_size, "dim_order": dim_order, "exp2": exp2,
     "logaddexp2": logaddexp2, "angle": angle, "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal,
     "dist": dist, "diagflat": diagflat, "split_with_sizes": split_with_sizes, "renorm": renorm,
