@@ -222,19 +222,19 @@ class _LazyConvMixin(LazyModuleMixin):
         self.in_channels = w[0] if self.transposed else w[1] * self.groups
 
 
-def _conv_class(name: str, base, spatial: int, transposed: bool):
+def _conv_class(name: str, base, spatial: int):
     doc = (f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from its first input "
            f"(dimension 1, or 0 for an unbatched input).")  # fmt: skip
     return type(name, (_LazyConvMixin, base), {"cls_to_become": base, "_spatial": spatial, "__doc__": doc,
                                                 "__module__": __name__})  # fmt: skip
 
 
-LazyConv1d = _conv_class("LazyConv1d", Conv1d, 1, False)
-LazyConv2d = _conv_class("LazyConv2d", Conv2d, 2, False)
-LazyConv3d = _conv_class("LazyConv3d", Conv3d, 3, False)
-LazyConvTranspose1d = _conv_class("LazyConvTranspose1d", ConvTranspose1d, 1, True)
-LazyConvTranspose2d = _conv_class("LazyConvTranspose2d", ConvTranspose2d, 2, True)
-LazyConvTranspose3d = _conv_class("LazyConvTranspose3d", ConvTranspose3d, 3, True)
+LazyConv1d = _conv_class("LazyConv1d", Conv1d, 1)
+LazyConv2d = _conv_class("LazyConv2d", Conv2d, 2)
+LazyConv3d = _conv_class("LazyConv3d", Conv3d, 3)
+LazyConvTranspose1d = _conv_class("LazyConvTranspose1d", ConvTranspose1d, 1)
+LazyConvTranspose2d = _conv_class("LazyConvTranspose2d", ConvTranspose2d, 2)
+LazyConvTranspose3d = _conv_class("LazyConvTranspose3d", ConvTranspose3d, 3)
 
 
 class _LazyNormMixin(LazyModuleMixin):
@@ -264,22 +264,17 @@ class _LazyNormMixin(LazyModuleMixin):
                 self.num_features = value.shape[0]
 
 
-def _norm_class(name: str, base, unbatched_dim, instance: bool):
-    defaults = {"affine": False, "track_running_stats": False} if instance else {}
-
-    def __init__(self, eps=1e-5, momentum=0.1, affine=defaults.get("affine", True),
-                 track_running_stats=defaults.get("track_running_stats", True), device=None, dtype=None):  # fmt: skip
-        _LazyNormMixin.__init__(self, eps, momentum, affine, track_running_stats, device, dtype)
-
+def _norm_class(name: str, base, unbatched_dim):
+    # PyTorch's lazy instance norms default to affine=True, track_running_stats=True too (unlike
+    # InstanceNorm*d): the defaults come from _LazyNormMixin for all of them.
     doc = f"A :class:`{base.__name__}` whose ``num_features`` is inferred from its first input."
-    namespace = {"cls_to_become": base, "_unbatched_dim": unbatched_dim, "__doc__": doc, "__init__": __init__,
-                 "__module__": __name__}  # fmt: skip
+    namespace = {"cls_to_become": base, "_unbatched_dim": unbatched_dim, "__doc__": doc, "__module__": __name__}
     return type(name, (_LazyNormMixin, base), namespace)
 
 
-LazyBatchNorm1d = _norm_class("LazyBatchNorm1d", BatchNorm1d, None, False)
-LazyBatchNorm2d = _norm_class("LazyBatchNorm2d", BatchNorm2d, None, False)
-LazyBatchNorm3d = _norm_class("LazyBatchNorm3d", BatchNorm3d, None, False)
-LazyInstanceNorm1d = _norm_class("LazyInstanceNorm1d", InstanceNorm1d, 2, True)
-LazyInstanceNorm2d = _norm_class("LazyInstanceNorm2d", InstanceNorm2d, 3, True)
-LazyInstanceNorm3d = _norm_class("LazyInstanceNorm3d", InstanceNorm3d, 4, True)
+LazyBatchNorm1d = _norm_class("LazyBatchNorm1d", BatchNorm1d, None)
+LazyBatchNorm2d = _norm_class("LazyBatchNorm2d", BatchNorm2d, None)
+LazyBatchNorm3d = _norm_class("LazyBatchNorm3d", BatchNorm3d, None)
+LazyInstanceNorm1d = _norm_class("LazyInstanceNorm1d", InstanceNorm1d, 2)
+LazyInstanceNorm2d = _norm_class("LazyInstanceNorm2d", InstanceNorm2d, 3)
+LazyInstanceNorm3d = _norm_class("LazyInstanceNorm3d", InstanceNorm3d, 4)
