@@ -15,8 +15,15 @@ FI = ("float32", "float64", "int64")
 
 CASES = [
     OpCase(ops=("divide",), fn=lambda m, a, b: a.divide(b), shapes=[((2, 3), (2, 3))], domain=(0.5, 2)),
-    OpCase(ops=("divide_floor",), fn=lambda m, a, b: a.divide(b, rounding_mode="floor"), shapes=[((4,), (4,))],
-           dtypes=("float64", "int64"), domain=(0.5, 3), int_domain=(1, 5), grad=False),  # fmt: skip
+    OpCase(
+        ops=("divide_floor",),
+        fn=lambda m, a, b: a.divide(b, rounding_mode="floor"),
+        shapes=[((4,), (4,))],
+        dtypes=("float64", "int64"),
+        domain=(0.5, 3),
+        int_domain=(1, 5),
+        grad=False,
+    ),  # fmt: skip
     OpCase(ops=("multiply",), fn=lambda m, a, b: a.multiply(b), shapes=[((2, 3), (3,))], dtypes=FI),
     OpCase(ops=("subtract",), fn=lambda m, a, b: a.subtract(b, alpha=2), shapes=[((2, 3), (2, 3))], dtypes=FI),
     OpCase(
@@ -34,14 +41,25 @@ CASES = [
     OpCase(ops=("dist",), fn=lambda m, a, b: (a.dist(b), a.dist(b, 3), a.dist(b, 1)), shapes=[((3, 4), (3, 4))]),
     OpCase(ops=("diagflat",), fn=lambda m, a: (a.diagflat(), a.diagflat(1), a.diagflat(-2)), shapes=[((2, 2),)]),
     OpCase(ops=("renorm",), fn=lambda m, a: (a.renorm(2, 0, 1.0), a.renorm(1, 1, 2.0)), shapes=[((3, 4),)]),
-    OpCase(ops=("matrix_power",), fn=lambda m, a: (a.matrix_power(3), a.matrix_power(0), a.matrix_power(1)),
-           shapes=[((3, 3),), ((2, 3, 3),)], domain=(-1, 1)),  # fmt: skip
-    OpCase(ops=("matrix_power_neg",), fn=lambda m, a: (a + 3 * m.eye(3, dtype=a.dtype)).matrix_power(-2),
-           shapes=[((3, 3),)], domain=(-0.5, 0.5)),  # fmt: skip
+    OpCase(
+        ops=("matrix_power",),
+        fn=lambda m, a: (a.matrix_power(3), a.matrix_power(0), a.matrix_power(1)),
+        shapes=[((3, 3),), ((2, 3, 3),)],
+        domain=(-1, 1),
+    ),  # fmt: skip
+    OpCase(
+        ops=("matrix_power_neg",),
+        fn=lambda m, a: (a + 3 * m.eye(3, dtype=a.dtype)).matrix_power(-2),
+        shapes=[((3, 3),)],
+        domain=(-0.5, 0.5),
+    ),  # fmt: skip
     OpCase(
         ops=("repeat_interleave",),
-        fn=lambda m, a: (a.repeat_interleave(2), a.repeat_interleave(3, dim=1),
-                         a.repeat_interleave(m.tensor([1, 0, 2]), dim=0)),  # fmt: skip
+        fn=lambda m, a: (
+            a.repeat_interleave(2),
+            a.repeat_interleave(3, dim=1),
+            a.repeat_interleave(m.tensor([1, 0, 2]), dim=0),
+        ),  # fmt: skip
         shapes=[((3, 2),)],
         dtypes=FI,
     ),
@@ -51,8 +69,12 @@ CASES = [
     OpCase(ops=("split_with_sizes",), fn=lambda m, a: a.split_with_sizes([1, 3], dim=1), shapes=[((2, 4),)]),
     OpCase(ops=("unsafe_chunk",), fn=lambda m, a: (*a.unsafe_chunk(2, 1), *a.unsafe_split(1, 0)), shapes=[((2, 4),)]),
     OpCase(ops=("put",), fn=lambda m, a, b: a.put(m.tensor([5, 0, -1]), b), shapes=[((2, 3), (3,))], dtypes=FI),
-    OpCase(ops=("put_accumulate",), fn=lambda m, a, b: a.put(m.tensor([1, 1, 2]), b, accumulate=True),
-           shapes=[((2, 3), (3,))], dtypes=FI),  # fmt: skip
+    OpCase(
+        ops=("put_accumulate",),
+        fn=lambda m, a, b: a.put(m.tensor([1, 1, 2]), b, accumulate=True),
+        shapes=[((2, 3), (3,))],
+        dtypes=FI,
+    ),  # fmt: skip
     OpCase(ops=("ger",), fn=lambda m, a, b: a.ger(b), shapes=[((3,), (4,))]),
 ]
 
@@ -62,8 +84,11 @@ def test_parity(case):
     assert run_case(case) > 0
 
 
-@pytest.mark.parametrize("name", ["eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "greater_equal_", "less_",
-                                  "less_equal_", "logical_and_", "logical_or_", "logical_xor_", "arctan2_"])  # fmt: skip
+INPLACE_BINARY = ("eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "greater_equal_", "less_", "less_equal_",
+                  "logical_and_", "logical_or_", "logical_xor_", "arctan2_")  # fmt: skip
+
+
+@pytest.mark.parametrize("name", INPLACE_BINARY)
 def test_inplace_binary(name):
     a = np.random.default_rng(0).uniform(-2, 2, (3, 4)).astype(np.float32)
     b = np.random.default_rng(1).uniform(-2, 2, (3, 4)).astype(np.float32)
@@ -137,9 +162,10 @@ def test_put_apply_map_resize():
     t.put_(torch.tensor([0, 4]), torch.tensor([9.0, 8.0]))
     assert o.tolist() == t.tolist()
     assert o.apply_(lambda v: v * 2 + 1).tolist() == t.apply_(lambda v: v * 2 + 1).tolist()
-    assert o.map_(flow.tensor([1.0, 2.0, 3.0]), lambda a, b: a - b).tolist() == t.map_(
-        torch.tensor([1.0, 2.0, 3.0]), lambda a, b: a - b
-    ).tolist()
+    assert (
+        o.map_(flow.tensor([1.0, 2.0, 3.0]), lambda a, b: a - b).tolist()
+        == t.map_(torch.tensor([1.0, 2.0, 3.0]), lambda a, b: a - b).tolist()
+    )
     o.resize_(4)
     t.resize_(4)
     assert o.tolist() == t.tolist()

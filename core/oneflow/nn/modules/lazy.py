@@ -142,8 +142,9 @@ class LazyModuleMixin:
                 self._materialize(name, tuple(state_dict[key].shape))
         if not self.has_uninitialized_params():
             self._after_load()
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                      error_msgs)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
     def _after_load(self) -> None:
         """Sets the inferred sizes (in_features, ...) from the loaded shapes; layers override it."""

@@ -74,8 +74,11 @@ def test_sync_batch_norm_bad_input_like_torch(index):
 
 PDIST = [
     OpCase(ops=("pdist",), fn=lambda m, a: m.nn.functional.pdist(a), shapes=[((5, 3),), ((2, 7),), ((1, 4),)]),
-    OpCase(ops=("pdist_p",), fn=lambda m, a: (m.nn.functional.pdist(a, 1), m.nn.functional.pdist(a, 3.5)),
-           shapes=[((4, 3),)]),  # fmt: skip
+    OpCase(
+        ops=("pdist_p",),
+        fn=lambda m, a: (m.nn.functional.pdist(a, 1), m.nn.functional.pdist(a, 3.5)),
+        shapes=[((4, 3),)],
+    ),  # fmt: skip
     OpCase(ops=("pdist_inf",), fn=lambda m, a: m.nn.functional.pdist(a, float("inf")), shapes=[((4, 3),)]),
 ]
 
