@@ -16,7 +16,8 @@ import math
 import numpy as np
 
 import oneflow as _flow
-from oneflow import _compat
+from oneflow import _compat, return_types
+from oneflow._torch_breadth import _dtype_name
 from oneflow._torch_breadth_methods import _inplace
 
 _Tensor = _flow.Tensor
@@ -37,7 +38,8 @@ INPLACE = {
     "arcsin_": "asin", "arcsinh_": "asinh", "arctan_": "atan", "arctanh_": "atanh", "arctan2_": "atan2",
     "logical_and_": "logical_and", "logical_or_": "logical_or", "logical_xor_": "logical_xor",
     "logical_not_": "logical_not", "cumsum_": "cumsum", "cumprod_": "cumprod", "digamma_": "digamma",
-    "sgn_": "sign", "exp2_": "exp2", "renorm_": "renorm",
+    "sgn_": "sign", "exp2_": "exp2", "renorm_": "renorm", "bitwise_left_shift_": "bitwise_left_shift",
+    "bitwise_right_shift_": "bitwise_right_shift",
 }  # fmt: skip
 
 
@@ -290,6 +292,48 @@ def movedim(self, source, destination):
     return _flow.movedim(self, source, destination)
 
 
+def vdot(self, other):
+    """The dot product of two 1-D tensors (the first conjugated: the same for real dtypes)."""
+    _check_tensor("vdot", "other", other)
+    if self.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
+    if self.dtype != other.dtype:
+        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {self.dtype} and {other.dtype}")
+    if self.shape[0] != other.shape[0]:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{self.shape[0]}] and src [{other.shape[0]}] to have the "
+            "same number of elements, but got {self.shape[0]} and {other.shape[0]} elements respectively"
+        )
+    return (self * other).sum()
+
+
+def _shift_amount(name: str, self, other):
+    if self.is_floating_point() or self.dtype == _flow.bool:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_dtype_name(self.dtype)}'")
+    other = other if isinstance(other, _Tensor) else _flow.tensor(other, dtype=self.dtype, device=self.device)
+    return _flow.pow(2, other.to(self.dtype))
+
+
+def bitwise_left_shift(self, other):
+    """``self << other``, elementwise, for integer tensors."""
+    return self * _shift_amount("lshift", self, other)
+
+
+def bitwise_right_shift(self, other):
+    """``self >> other`` (arithmetic), elementwise, for integer tensors."""
+    return _flow.floor_divide(self, _shift_amount("rshift", self, other))
+
+
+def frexp(self):
+    """``(mantissa, exponent)`` with ``self = mantissa * 2 ** exponent`` and ``0.5 <= |mantissa| < 1``
+    (both 0 for 0); the exponent is ``int32``."""
+    if not self.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    mantissa, exponent = np.frexp(self.detach().cpu().numpy())
+    values = (_flow.tensor(mantissa, device=self.device), _flow.tensor(exponent.astype(np.int32), device=self.device))
+    return return_types.make("frexp", ("mantissa", "exponent"), values)
+
+
 def nonzero_static(self, *, size: int, fill_value: int = -1):
     """The indices of the nonzero elements, truncated or padded with ``fill_value`` to ``size`` rows."""
     nz = self.nonzero()[:size]
@@ -499,7 +543,8 @@ METHODS = {
     "logaddexp2": logaddexp2, "angle": angle, "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal,
     "dist": dist, "diagflat": diagflat, "split_with_sizes": split_with_sizes, "renorm": renorm,
     "matrix_power": matrix_power, "repeat_interleave": repeat_interleave, "movedim": movedim,
-    "nonzero_static": nonzero_static, "exponential_": exponential_, "geometric_": geometric_,
+    "nonzero_static": nonzero_static, "vdot": vdot, "bitwise_left_shift": bitwise_left_shift,
+    "bitwise_right_shift": bitwise_right_shift, "frexp": frexp, "exponential_": exponential_, "geometric_": geometric_,
     "cauchy_": cauchy_, "log_normal_": log_normal_, "fill_diagonal_": fill_diagonal_, "put": put, "put_": put_,
     "apply_": apply_, "map_": map_, "map2_": map2_, "resize_": resize_, "resize_as_": resize_as_, "new": new,
     "new_empty_strided": new_empty_strided, "is_inference": _false, "is_shared": _false,

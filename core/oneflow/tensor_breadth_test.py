@@ -75,6 +75,15 @@ CASES = [
         shapes=[((2, 3), (3,))],
         dtypes=FI,
     ),  # fmt: skip
+    OpCase(ops=("vdot",), fn=lambda m, a, b: a.vdot(b), shapes=[((5,), (5,))], dtypes=FI),
+    OpCase(
+        ops=("bitwise_left_shift", "bitwise_right_shift"),
+        fn=lambda m, a, b: (a.bitwise_left_shift(b.abs()), a.bitwise_right_shift(b.abs()), a.bitwise_left_shift(2)),
+        shapes=[((3, 4), (3, 4)), ((3, 4), (4,))],
+        dtypes=("int64", "int32", "uint8"),
+        int_domain=(0, 7),
+    ),
+    OpCase(ops=("frexp",), fn=lambda m, a: tuple(a.frexp()), shapes=[((3, 4),)], grad=False),
     OpCase(ops=("ger",), fn=lambda m, a, b: a.ger(b), shapes=[((3,), (4,))]),
 ]
 
@@ -213,6 +222,10 @@ BAD_INPUT = [
     lambda m: m.ones(3).repeat_interleave(m.tensor([1, 2])),
     lambda m: m.ones(3).imag,
     lambda m: m.ones(3).dist(3),
+    lambda m: m.ones(3).vdot(m.ones(3, 1)),
+    lambda m: m.ones(3).vdot(m.ones(3, dtype=m.float64)),
+    lambda m: m.ones(3).bitwise_left_shift(1),
+    lambda m: m.ones(3, dtype=m.int64).frexp(),
 ]
 
 
