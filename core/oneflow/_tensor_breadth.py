@@ -302,7 +302,7 @@ def vdot(self, other):
     if self.shape[0] != other.shape[0]:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{self.shape[0]}] and src [{other.shape[0]}] to have the "
-            "same number of elements, but got {self.shape[0]} and {other.shape[0]} elements respectively"
+            f"same number of elements, but got {self.shape[0]} and {other.shape[0]} elements respectively"
         )
     return (self * other).sum()
 
