@@ -158,6 +158,11 @@ for _n in _torch_breadth_names:
 moveaxis = movedim
 _torch_breadth_names += ["moveaxis", *_torch_breadth_methods.install(globals())]
 
+# The remaining torch.Tensor attributes (Tensor.divide, .mT, .type(), .exponential_, ...).
+from oneflow import _tensor_breadth
+
+_tensor_breadth.install()
+
 
 # Global Tensor names (oneflow.placement, oneflow.env, ...) come from a plugin, the
 # oneflow-distributed package, which declares them (see oneflow._plugin); it is imported on first

@@ -14,9 +14,14 @@ import pkgutil as _pkgutil
 # oneflow.nn.parallel from the oneflow-distributed wheel).
 __path__ = _pkgutil.extend_path(__path__, __name__)
 
-from oneflow.nn import functional, init, modules, utils
+from oneflow.nn import functional, init, modules, parameter, utils
 from oneflow.nn.modules import *  # noqa: F403 - the layer classes, listed in modules.__all__
 from oneflow.nn.parameter import Buffer, Parameter
+
+# PyTorch also names the lazy modules' placeholders under torch.nn.parameter.
+parameter.UninitializedParameter = modules.lazy.UninitializedParameter
+parameter.UninitializedBuffer = modules.lazy.UninitializedBuffer
+parameter.is_lazy = modules.lazy.is_lazy
 
 __all__ = ["Buffer", "Parameter", "functional", "init", "modules", "utils", *modules.__all__]
 
