@@ -443,6 +443,43 @@ def state_dict_and_module(ctx: Ctx):
 
 
 @check()
+def sync_batchnorm_matches_whole_batch(ctx: Ctx):
+    """nn.SyncBatchNorm on each rank's shard of the batch gives what BatchNorm gives on the whole
+    batch: outputs, input gradients (each rank's rows), weight and bias gradients summed over the
+    ranks, and running statistics."""
+    import oneflow.distributed as dist
+
+    flow = _flow()
+    nn = flow.nn
+    flow.manual_seed(5)
+    x = flow.randn(GLOBAL_BATCH, 3, 4, 5, dtype=flow.float64)
+    g = flow.randn(GLOBAL_BATCH, 3, 4, 5, dtype=flow.float64)
+    ref = nn.BatchNorm2d(3).double()
+    with flow.no_grad():
+        ref.weight.copy_(flow.tensor([0.5, 1.5, -1.0], dtype=flow.float64))
+        ref.bias.copy_(flow.tensor([0.1, -0.2, 0.3], dtype=flow.float64))
+    sync = nn.SyncBatchNorm(3).double()
+    sync.load_state_dict(ref.state_dict())
+    xr = x.clone().requires_grad_()
+    yr = ref(xr)
+    yr.backward(g)
+    per = GLOBAL_BATCH // ctx.world
+    rows = slice(ctx.rank * per, (ctx.rank + 1) * per)
+    xs = x[rows].clone().requires_grad_()
+    y = sync(xs)
+    y.backward(g[rows])
+    ctx.fails.close("output", y.detach().numpy(), yr.detach().numpy()[rows], atol=1e-10)
+    ctx.fails.close("input grad", xs.grad.numpy(), xr.grad.numpy()[rows], atol=1e-10)
+    gw, gb = sync.weight.grad.clone(), sync.bias.grad.clone()
+    dist.all_reduce(gw)
+    dist.all_reduce(gb)
+    ctx.fails.close("weight grad", gw.numpy(), ref.weight.grad.numpy(), atol=1e-10)
+    ctx.fails.close("bias grad", gb.numpy(), ref.bias.grad.numpy(), atol=1e-10)
+    ctx.fails.close("running mean", sync.running_mean.numpy(), ref.running_mean.numpy(), atol=1e-10)
+    ctx.fails.close("running var", sync.running_var.numpy(), ref.running_var.numpy(), atol=1e-10)
+
+
+@check()
 def allreduce_overlaps_backward(ctx: Ctx):
     """Bucket 0's all-reduce is launched before the last gradient of the pass arrives and
     completes while backward is still running (a hook on the first layer's weight, whose

@@ -75,6 +75,23 @@ def _world():
 
 _register_hook("process_group_world", _world)
 
+
+def _group_all_reduce(group):
+    """(size, in-place sum over ``group``) for the initialized default process group (the world
+    when ``group`` is None), or None: the core's ``process_group_all_reduce`` hook
+    (``nn.SyncBatchNorm``)."""
+    if not (is_available() and is_initialized()):
+        return None
+
+    def reduce(t):
+        _collectives.all_reduce(t, group=group)
+        return t
+
+    return get_world_size(group), reduce
+
+
+_register_hook("process_group_all_reduce", _group_all_reduce)
+
 __all__ = [
     "Backend",
     "DistributedError",

@@ -9,30 +9,19 @@ all-reduced in the forward, and the two per-channel sums of the input gradient i
 from __future__ import annotations
 
 import oneflow
+from oneflow import _plugin
 from oneflow.nn.modules.normalization import _BatchNorm
 
 __all__ = ["SyncBatchNorm"]
 
 
-def _process_group_size(group) -> int:
-    """The number of ranks of ``group`` (the world when None); 1 without an initialized group."""
-    try:
-        import oneflow.distributed as dist
-    except ImportError:  # the oneflow-distributed package is not installed
-        return 1
-    if not getattr(dist, "is_initialized", lambda: False)():
-        return 1
-    return dist.get_world_size(group)
-
-
-def _all_reduce(group):
-    import oneflow.distributed as dist
-
-    def reduce(t):
-        dist.all_reduce(t, group=group)
-        return t
-
-    return reduce
+def _group_reduce(group):
+    """(size, sum-in-place function) of ``group`` (the world when None) from the
+    oneflow-distributed package's ``process_group_all_reduce`` hook, or None when no process
+    group is initialized (the hook is registered once that package is imported, which
+    initializing a group requires)."""
+    impl = _plugin.hook("process_group_all_reduce")
+    return impl(group) if impl is not None else None
 
 
 class _SyncBatchNormFunction(oneflow.autograd.Function):
@@ -109,9 +98,10 @@ class SyncBatchNorm(_BatchNorm):
         self._check_input_dim(input)
         self._check_non_zero_input_channels(input)
         use_batch_stats = self.training or self.running_mean is None
-        if not use_batch_stats or _process_group_size(self.process_group) <= 1:
+        group = _group_reduce(self.process_group) if use_batch_stats else None
+        if group is None or group[0] <= 1:
             return super().forward(input)
-        return self._synced_forward(input, _all_reduce(self.process_group))
+        return self._synced_forward(input, group[1])
 
     def _synced_forward(self, input, all_reduce):
         """The forward with the group's statistics; ``all_reduce`` sums over the group in place."""
