@@ -9,8 +9,6 @@ rank (``LOCAL_RANK``, 0 without a launcher).
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import os
 from typing import Union
 
@@ -53,20 +51,6 @@ DeviceLike = Union["oneflow.device", str, int, None]
 def _built_with_cuda() -> bool:
     """True when this build has the CUDA backend (``--config=cuda``)."""
     return bool(oneflow._C._cuda_built())
-
-
-@functools.cache
-def _driver_device_count() -> int:
-    """The GPUs the CUDA driver shows this process (honouring CUDA_VISIBLE_DEVICES); 0 when the
-    driver is missing or fails. Asks the driver API directly, so no device context is created."""
-    try:
-        driver = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return 0
-    count = ctypes.c_int(0)
-    if driver.cuInit(0) != 0 or driver.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return 0
-    return int(count.value)
 
 
 def device_count() -> int:
