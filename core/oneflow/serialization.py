@@ -374,11 +374,18 @@ def _array_bytes(entry: _ArrayEntry) -> memoryview:
     return memoryview(entry.array.reshape(-1).view(np.uint8)) if entry.array.size else memoryview(b"")
 
 
-def _save_to_stream(obj: Any, stream: IO[bytes], pickle_module: Any, protocol: int, global_to_local=None) -> None:
+def _pickle_structure(obj: Any, pickle_module: Any, protocol: int, global_to_local=None):
+    """(pickler, buffer) after pickling ``obj``'s structure into ``buffer``; the pickler has
+    also found every storage and the span of it the tensors reach (and gathered global ones)."""
     buffer = io.BytesIO()
     pickler = _pickler_class(pickle_module)(buffer, protocol)
     pickler.global_to_local = global_to_local
-    pickler.dump(obj)  # also finds every storage and the span of it the tensors reach
+    pickler.dump(obj)
+    return pickler, buffer
+
+
+def _save_to_stream(obj: Any, stream: IO[bytes], pickle_module: Any, protocol: int, global_to_local=None) -> None:
+    pickler, buffer = _pickle_structure(obj, pickle_module, protocol, global_to_local)
     with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         _write_bytes(zf, _PREFIX + "format", _FORMAT)
         _write_bytes(zf, _PREFIX + "byteorder", b"little")
@@ -475,9 +482,7 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
         global_to_local = functools.partial(plugin.gather_to, dst=dst)
         if plugin.rank() != dst:
             # Only the gathering: pickling visits the tensors in the same order on every rank.
-            pickler = _pickler_class(pickle_module)(io.BytesIO(), pickle_protocol)
-            pickler.global_to_local = global_to_local
-            pickler.dump(obj)
+            _pickle_structure(obj, pickle_module, pickle_protocol, global_to_local)
             return
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
