@@ -69,9 +69,7 @@ def _iter(self):
 
 def _scalar_value(self, kind: str):
     if self.numel() != 1:
-        raise RuntimeError(
-            f"{kind}: a Tensor with {self.numel()} elements cannot be converted to Scalar"
-        )
+        raise RuntimeError(f"{kind}: a Tensor with {self.numel()} elements cannot be converted to Scalar")
     return self.item()
 
 
@@ -138,8 +136,9 @@ def _to(self, *args, **kwargs):
             out = out._to_dtype(dtype)
     elif new_dtype or copy:
         out = out._to_dtype(dtype or out.dtype, copy=True)
-    if device is not None and (device.type != out.device.type or
-                               (device.index is not None and device.index != (out.device.index or 0))):
+    if device is not None and (
+        device.type != out.device.type or (device.index is not None and device.index != (out.device.index or 0))
+    ):
         out = oneflow.empty(out.shape, dtype=out.dtype, device=device).copy_(out)
     return out
 
@@ -283,12 +282,24 @@ def _strip_leading_ones(value):
     return value if k == 0 else value.reshape(builtins.tuple(value.shape[k:]))
 
 
+def _indexed_view(self, index):
+    """The basic-index part of ``self[index]`` as a view of ``self``, also with views disabled
+    (``ONEFLOW_DISABLE_VIEW``): assignment writes through it, as OneFlow's ``setitem`` does."""
+    if oneflow._C._views_enabled():
+        return _apply_basic_index(self, index)
+    oneflow._C._set_views_enabled(True)
+    try:
+        return _apply_basic_index(self, index)
+    finally:
+        oneflow._C._set_views_enabled(False)
+
+
 def _setitem(self, index, value) -> None:
     """``t[index] = value``: a number fills, a tensor is broadcast and copied. With advanced indices
     this is ``index_put_`` on the basic view (a tensor value must then have t's dtype, as in PyTorch)."""
     if not isinstance(value, (Tensor, builtins.bool, builtins.int, builtins.float, np.generic)):
         raise TypeError(f"can't assign a {type(value).__name__} to a oneflow.Tensor")
-    target, tensors, dims = _apply_basic_index(self, index)
+    target, tensors, dims = _indexed_view(self, index)
     if isinstance(value, Tensor):
         value = _strip_leading_ones(value)
     if not tensors:
@@ -354,8 +365,9 @@ def _register_hook(self, hook):
 # global tensors lives in the oneflow-distributed plugin (its GlobalTensor subclass overrides these).
 
 
-def _to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta: builtins.bool = True,
-               copy: builtins.bool = False):
+def _to_global(
+    self, placement=None, sbp=None, *, grad_sbp=None, check_meta: builtins.bool = True, copy: builtins.bool = False
+):
     """This rank's local tensor as the local part of a global tensor on ``placement`` with ``sbp``.
 
     Every rank of ``placement`` calls it with its own part; with a broadcast sbp the parts must be
@@ -363,17 +375,18 @@ def _to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta: bui
     ``oneflow.sbp``). ``grad_sbp`` sets the sbp the gradient is converted to in backward.
     """
     return oneflow._creation._global_plugin().to_global(
-        self, placement, sbp, grad_sbp=grad_sbp, check_meta=check_meta, copy=copy)
+        self, placement, sbp, grad_sbp=grad_sbp, check_meta=check_meta, copy=copy
+    )
 
 
-def _local_to_global(self, placement=None, sbp=None, *, check_meta: builtins.bool = True,
-                     copy: builtins.bool = False):
+def _local_to_global(self, placement=None, sbp=None, *, check_meta: builtins.bool = True, copy: builtins.bool = False):
     """``to_global`` for a local tensor."""
     return _to_global(self, placement, sbp, check_meta=check_meta, copy=copy)
 
 
-def _global_to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta: builtins.bool = False,
-                      copy: builtins.bool = False):
+def _global_to_global(
+    self, placement=None, sbp=None, *, grad_sbp=None, check_meta: builtins.bool = False, copy: builtins.bool = False
+):
     """``to_global`` between global tensors; a local tensor raises RuntimeError."""
     raise RuntimeError("global_to_global(): expected a global tensor, got a local one; use to_global()")
 
@@ -385,8 +398,9 @@ def _to_local(self, *, copy: builtins.bool = False):
 
 def _no_global_attribute(name: str):
     def get(self):
-        raise RuntimeError(f"Tensor.{name}: a local tensor has no {name}; it exists for global tensors "
-                           "(see Tensor.to_global)")
+        raise RuntimeError(
+            f"Tensor.{name}: a local tensor has no {name}; it exists for global tensors (see Tensor.to_global)"
+        )
 
     return property(get, doc=f"The {name} of a global tensor (a local tensor raises RuntimeError).")
 
@@ -468,11 +482,11 @@ def _new_like(self, dtype, device):
     return dtype or self.dtype, device if device is not None else self.device
 
 
-def _new_tensor(self, data, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None,
-                sbp=None):
+def _new_tensor(self, data, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None, sbp=None):
     if placement is not None or sbp is not None:
-        return oneflow.tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad,
-                              placement=placement, sbp=sbp)
+        return oneflow.tensor(
+            data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad, placement=placement, sbp=sbp
+        )
     dtype, device = _new_like(self, dtype, device)
     return oneflow.tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
@@ -491,18 +505,28 @@ def _make_new_filled(name: str, fill):
         return oneflow.full(size, fill, **kw)
 
     new.__name__ = name
-    new.__doc__ = (f"``oneflow.{name[4:]}(size)`` with this tensor's dtype and device unless given; a global "
-                   "tensor with ``placement`` and ``sbp`` (OneFlow's).")
+    new.__doc__ = (
+        f"``oneflow.{name[4:]}(size)`` with this tensor's dtype and device unless given; a global "
+        "tensor with ``placement`` and ``sbp`` (OneFlow's)."
+    )
     return new
 
 
-def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: builtins.bool = False,
-              placement=None, sbp=None):
+def _new_full(
+    self, size, fill_value, *, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None, sbp=None
+):
     """``oneflow.full(size, fill_value)`` with this tensor's dtype and device unless given; a global
     tensor with ``placement`` and ``sbp`` (OneFlow's)."""
     if placement is not None or sbp is not None:
-        return oneflow.full(size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad,
-                            placement=placement, sbp=sbp)
+        return oneflow.full(
+            size,
+            fill_value,
+            dtype=dtype or self.dtype,
+            device=device,
+            requires_grad=requires_grad,
+            placement=placement,
+            sbp=sbp,
+        )
     dtype, device = _new_like(self, dtype, device)
     return oneflow.full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 

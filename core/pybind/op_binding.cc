@@ -19,6 +19,7 @@
 #include "core/pybind/convert.h"
 #include "core/runtime/error.h"
 #include "core/runtime/tensor_ops.h"
+#include "core/runtime/view_ops.h"
 
 namespace py = pybind11;
 
@@ -504,6 +505,9 @@ void BindOps(py::module_& m) {
   tensor_cls.attr("__hash__") = py::module_::import("builtins").attr("object").attr("__hash__");
   m.def("_set_return_types", [](py::object module) { ReturnTypes() = std::move(module); });
   m.def("_validate_ops", [] { return OpRegistry::Validate(); });
+  // ONEFLOW_DISABLE_VIEW (core/runtime/view_ops.h); the setter is per thread.
+  m.def("_views_enabled", &ViewsEnabled);
+  m.def("_set_views_enabled", &SetViewsEnabled, py::arg("enabled"));
   m.def("_op_schemas", [] {
     py::list out;
     for (const OpDef* op : OpRegistry::All()) out.append(op->schema().text);

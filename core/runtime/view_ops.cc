@@ -1,6 +1,9 @@
 #include "core/runtime/view_ops.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <string>
 
 #include "core/runtime/error.h"
 #include "core/runtime/tensor_ops.h"
@@ -183,5 +186,27 @@ TensorImplPtr Select(const TensorImplPtr& t, int64_t dim, int64_t index) {
   stride.erase(stride.begin() + dim);
   return t->AsStrided(shape, stride, t->storage_offset() + index * t->stride()[dim]);
 }
+
+namespace {
+
+bool ViewsEnabledByEnvironment() {
+  const char* env = std::getenv("ONEFLOW_DISABLE_VIEW");
+  if (env == nullptr) return true;
+  std::string v(env);
+  for (char& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return !(v == "1" || v == "true" || v == "yes" || v == "on");
+}
+
+// -1: follow the environment; 0/1: this thread's override.
+thread_local int views_override = -1;
+
+}  // namespace
+
+bool ViewsEnabled() {
+  static const bool by_environment = ViewsEnabledByEnvironment();
+  return views_override < 0 ? by_environment : views_override == 1;
+}
+
+void SetViewsEnabled(bool enabled) { views_override = enabled ? 1 : 0; }
 
 }  // namespace oneflow

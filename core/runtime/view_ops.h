@@ -29,6 +29,14 @@ TensorImplPtr Slice(const TensorImplPtr& t, int64_t dim, std::optional<int64_t> 
 // t[..., index, ...] on `dim`: drops the dim.
 TensorImplPtr Select(const TensorImplPtr& t, int64_t dim, int64_t index);
 
+// OneFlow's ONEFLOW_DISABLE_VIEW switch: when views are disabled, the view ops
+// return fresh contiguous tensors and view() reshapes, as OneFlow <= 0.8 did
+// (code written for it calls x.permute(...).view(...)). Views are enabled
+// unless the environment variable is set to a true value (1, true, yes, on);
+// SetViewsEnabled overrides it for the calling thread.
+bool ViewsEnabled();
+void SetViewsEnabled(bool enabled);
+
 }  // namespace oneflow
 
 #endif  // CORE_RUNTIME_VIEW_OPS_H_

@@ -31,11 +31,18 @@ void InferView(OpCall& call) { call.compute_dtype = call.tensor(arg::view::self)
       .Autocast(amp::kNone);                                              \
   void name##Kernel(OpCall& c) {                                          \
     [[maybe_unused]] const TensorImplPtr& t = c.tensor(arg::name::self);  \
-    c.outputs = {expr};                                                   \
+    c.outputs = {ViewOrCopy(expr)};                                       \
   }                                                                       \
   OF_ANY_DEVICE_KERNEL(#name, &name##Kernel)
 
 DimVector Shape(const TensorImplPtr& t) { return t->shape(); }
+
+// With views disabled (ONEFLOW_DISABLE_VIEW), every view op hands back a tensor
+// of its own, as OneFlow's copying kernels do in that mode.
+TensorImplPtr ViewOrCopy(const TensorImplPtr& view) {
+  if (ViewsEnabled()) return view;
+  return view->is_contiguous() ? Clone(view) : Contiguous(view);
+}
 
 int64_t WrapStart(const TensorImplPtr& x, int64_t dim, int64_t start) {
   int64_t size = x->shape()[WrapDim(dim, x->ndim())];
@@ -56,8 +63,9 @@ DimVector InversePermutation(const DimVector& dims, int64_t n) {
 }
 
 OF_VIEW_OP("view(Tensor(a) self, int[] size) -> Tensor(a)", view,
-           View(t, c.args[arg::view::size].int_list()), ops::reshape(g, Shape(x())),
-           sbp::Family("reshape", "local=view"));
+           ViewsEnabled() ? View(t, c.args[arg::view::size].int_list())
+                          : Reshape(t, c.args[arg::view::size].int_list()),
+           ops::reshape(g, Shape(x())), sbp::Family("reshape", "local=view"));
 OF_VIEW_OP("reshape(Tensor(a) self, int[] shape) -> Tensor(a)", reshape,
            Reshape(t, c.args[arg::reshape::shape].int_list()), ops::reshape(g, Shape(x())),
            sbp::Family("reshape"));
