@@ -146,6 +146,15 @@ from oneflow._oneflow_ops import __all__ as _oneflow_ops_all
 for _fused in ("fused_linear", "fused_matmul_bias", "fused_mlp"):
     setattr(_C, _fused, getattr(_C.ops, _fused))
 
+# OneFlow's detection ops (flowvision's detectors call them): oneflow.nms, Tensor.nms,
+# oneflow.roi_align, nn.functional.deform_conv2d, and the same names under oneflow._C.
+from oneflow import _detection_ops
+from oneflow._detection_ops import nms, roi_align
+
+Tensor.nms = _detection_ops.nms
+for _name in _detection_ops.__all__:
+    setattr(_C, _name, getattr(_detection_ops, _name))
+
 # PyTorch's everyday callables that compose this package's ops (issue 16), with their Tensor
 # methods and in-place twins; after the registry's ops, which win where both have a name.
 from oneflow import _torch_breadth_methods
@@ -265,5 +274,5 @@ __all__ = [
 __all__.extend(_op_names)  # the ops derived from the registry
 __all__.extend(n for n in _tensor_ops_all if n not in __all__)
 __all__.append("linalg")
-__all__.extend(n for n in (*_compat_all, *_oneflow_api_all, *_oneflow_ops_all) if n not in __all__)
+__all__.extend(n for n in (*_compat_all, *_oneflow_api_all, *_oneflow_ops_all, "nms", "roi_align") if n not in __all__)
 __all__.extend(n for n in _torch_breadth_names if n not in __all__)

@@ -14,6 +14,7 @@ import oneflow as flow
     "path",
     [
         "oneflow.nn.modules.utils",
+        "oneflow.nn.module",
         "oneflow.framework",
         "oneflow.framework.tensor",
         "oneflow.framework.check_point_v2",
@@ -30,6 +31,12 @@ def test_module_path_imports(path):
     module = importlib.import_module(path)
     parent, _, leaf = path.rpartition(".")
     assert getattr(importlib.import_module(parent), leaf) is module
+
+
+def test_nn_module_path_names_the_layer_base_class():
+    from oneflow.nn.module import Module
+
+    assert Module is flow.nn.Module
 
 
 @pytest.mark.parametrize("name", ["_single", "_pair", "_triple", "_quadruple"])
