@@ -2,11 +2,12 @@
 
 An embedding maps ids (any int64/int32 keys, not a dense range) to rows created on first lookup
 from their table's initializer. Rows live in a key-value store (here an in-memory dict of rows
-per rank; OneFlow's store options are accepted and their ``persistent_path`` is where snapshots
+per process; OneFlow's store options are accepted and their ``persistent_path`` is where snapshots
 go). The rows of a lookup get gradients; an optimizer that holds the embedding's parameter
 (``flow.optim.SGD`` with momentum/weight decay, or ``flow.optim.Adam``/``AdamW``, as in OneFlow)
 updates exactly the rows looked up since its last step, keeping per-row optimizer state in the
 store (OneFlow's ``size_factor``), so untouched rows never change (lazy, "sparse" updates).
+Global ids shard the rows over the processes (``oneflow.distributed.global_one_embedding``).
 
     >>> tables = [flow.one_embedding.make_table_options(flow.one_embedding.make_uniform_initializer(-0.1, 0.1))]
     >>> store = flow.one_embedding.make_cached_host_mem_store_options(64, "/tmp/emb", capacity=1000)
@@ -23,7 +24,10 @@ import weakref
 import numpy as np
 
 import oneflow
+from oneflow import _plugin
 from oneflow.nn import Module, Parameter
+
+_U64 = 1 << 64
 
 __all__ = [
     "Embedding",
@@ -203,11 +207,20 @@ class Embedding(Module):
         self._rows: dict = {}  # key -> float64 row (value); optimizer state in _state[name][key]
         self._state: dict = {}
         self._pending: list = []  # (unique keys, leaf rows tensor) of lookups since the last step
+        # None for local ids; "split"/"broadcast" once looked up with global ids, whose rows are
+        # sharded over the processes (oneflow.distributed.global_one_embedding).
+        self._global_mode = None
         # The parameter an optimizer holds for this embedding (OneFlow's "shadow"): it learns of the
         # optimizers and applies their updates to the looked-up rows.
         self.shadow = Parameter(oneflow.zeros(1))
         owner = weakref.ref(self)
         self.shadow._attach_optimizer = lambda opt: owner() is not None and owner()._attach(opt)
+
+    @staticmethod
+    def _global():
+        return _plugin.load_hook(
+            "global_one_embedding", "one_embedding: global ids need the oneflow-distributed package"
+        )
 
     @staticmethod
     def _rank_and_world() -> tuple:
@@ -224,14 +237,16 @@ class Embedding(Module):
         return [_check_initializer("one_embedding", table["initializer"])] * ncols
 
     # -- rows --
-    def _new_row(self, table: int) -> np.ndarray:
+    def _new_row(self, table: int, key: int) -> np.ndarray:
+        # Drawn from a generator keyed by (seed, table, key): a row does not depend on the order
+        # of lookups or on which process creates it, so sharded (global) tables equal local ones.
+        rng = np.random.default_rng([oneflow.initial_seed() % _U64, table, key % _U64])
         parts = []
         for init, dim in zip(self._columns[table], self.column_dims):
             if init["type"] == "uniform":
-                t = oneflow.rand(dim, dtype=oneflow.float64) * (init["high"] - init["low"]) + init["low"]
+                parts.append(rng.uniform(init["low"], init["high"], dim))
             else:
-                t = oneflow.randn(dim, dtype=oneflow.float64) * init["std"] + init["mean"]
-            parts.append(t.numpy())
+                parts.append(rng.normal(init["mean"], init["std"], dim))
         return np.concatenate(parts)
 
     def _table_ids(self, ids, table_ids) -> np.ndarray:
@@ -259,13 +274,17 @@ class Embedding(Module):
             raise TypeError(f"one_embedding: ids must be a Tensor, got {type(ids).__name__}")
         if ids.dtype != self.key_type:
             raise TypeError(f"one_embedding: ids data_type must equal key_type ({self.key_type}), got {ids.dtype}")
+        if ids.is_global:
+            return self._global().lookup(self, ids, table_ids)
+        if self._global_mode is not None:
+            raise RuntimeError("one_embedding: this embedding holds a shard of global rows; look it up with global ids")
         keys = ids.numpy().astype(np.int64)
         tables = self._table_ids(ids, table_ids)
         unique, first, inverse = np.unique(keys.reshape(-1), return_index=True, return_inverse=True)
         flat_tables = tables.reshape(-1)
         for k, i in zip(unique.tolist(), first.tolist()):
             if k not in self._rows:
-                self._rows[k] = self._new_row(int(flat_tables[i]))
+                self._rows[k] = self._new_row(int(flat_tables[i]), k)
         values = (
             np.stack([self._rows[k] for k in unique.tolist()]) if len(unique) else np.zeros((0, self.embedding_dim))
         )
@@ -298,6 +317,8 @@ class Embedding(Module):
             g = rows.grad.numpy().astype(np.float64)
             for k, row_grad in zip(keys.tolist(), g):
                 grads[k] = grads[k] + row_grad if k in grads else row_grad
+        if self._global_mode is not None:  # every rank takes part, with or without gradients
+            grads = self._global().route_grads(self, grads)
         if not grads:
             return
         group = self._group(optimizer)

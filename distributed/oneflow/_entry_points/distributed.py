@@ -9,6 +9,7 @@ The core never names this package: on first need (``oneflow.env``, ``oneflow.nn.
 HOOKS = {
     "global_tensor": "oneflow.distributed.global_tensor",
     "global_checkpoint": "oneflow.distributed.global_checkpoint",
+    "global_one_embedding": "oneflow.distributed.global_one_embedding",
 }
 
 # core module -> {attribute: (module to import, attribute of it, or None for the module itself)}
