@@ -7,6 +7,7 @@
 #include "core/framework/core_ops.h"
 #include "core/framework/grad_mode.h"
 #include "core/framework/profiler.h"
+#include "core/framework/trace.h"
 #include "core/framework/type_promotion.h"
 #include "core/runtime/error.h"
 #include "core/runtime/tensor_ops.h"
@@ -453,7 +454,9 @@ void InferElementwise(OpCall& call) { InferElementwiseImpl(call, 0); }
 void InferElementwiseFloat(OpCall& call) { InferElementwiseImpl(call, 1); }
 void InferElementwiseBool(OpCall& call) { InferElementwiseImpl(call, 2); }
 
-std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
+namespace {
+
+std::vector<Value> DispatchUntraced(const OpDef& op, std::vector<Value> args) {
   const Schema& schema = op.schema();
   FillDefaults(schema, args);
   OpCall call;
@@ -537,6 +540,49 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
 
   if (record) Record(call, original_args, self_before);
   return Results(schema, std::move(call.outputs));
+}
+
+// The op's results as the tensors they hold, in order.
+TensorList ResultTensors(const std::vector<Value>& results) {
+  TensorList out;
+  for (const Value& r : results) {
+    if (r.is_tensor_list()) {
+      out.insert(out.end(), r.tensors().begin(), r.tensors().end());
+    } else if (r.is_tensor()) {
+      out.push_back(r.tensor());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
+  Trace* trace = Trace::Active();
+  if (trace == nullptr || !trace->recording() || op.composite()) {
+    return DispatchUntraced(op, std::move(args));
+  }
+  // nn.Graph's trace: the call is recorded with its arguments as the kernel gets them (defaults
+  // filled, autocast's casts already recorded as their own nodes); what it runs inside is not.
+  FillDefaults(op.schema(), args);
+  if (AutocastState::any_enabled()) {
+    OpCall probe;
+    probe.op = &op;
+    probe.args = args;
+    ApplyAutocast(op, CallDevice(probe).type, args);
+  }
+  std::vector<Value> recorded = args;
+  trace->Enter();
+  std::vector<Value> results;
+  try {
+    results = DispatchUntraced(op, std::move(args));
+  } catch (...) {
+    trace->Leave();
+    throw;
+  }
+  trace->Leave();
+  trace->Record(op, recorded, ResultTensors(results));
+  return results;
 }
 
 }  // namespace oneflow

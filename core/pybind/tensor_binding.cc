@@ -9,6 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/framework/trace.h"
 #include "core/framework/type_promotion.h"
 #include "core/pybind/binding_registry.h"
 #include "core/pybind/convert.h"
@@ -84,6 +85,7 @@ std::optional<DType> DTypeOfNumpy(const py::dtype& dt) {
 }
 
 py::array ToNumpy(const TensorImplPtr& t_in) {
+  CheckNotTracing("numpy()/tolist()");
   // OneFlow's numpy() copies a device tensor to the host (PyTorch asks for .cpu() first);
   // a CPU tensor shares its memory with the array.
   const TensorImplPtr t =
@@ -174,6 +176,7 @@ py::object ScalarToPython(const char* p) {
 }
 
 py::object Item(const TensorImplPtr& t) {
+  CheckNotTracing("item() (or bool(), int(), float() of a tensor)");
   OF_CHECK(t->numel() == 1, RuntimeError, "a Tensor with ", t->numel(),
            " elements cannot be converted to Scalar");
   const TensorImplPtr h =

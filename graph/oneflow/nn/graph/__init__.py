@@ -3,8 +3,9 @@
 This package will hold the tracer, the IR and its passes (autograd, optimizer
 ops, AMP, activation checkpointing, gradient accumulation, ZeRO, pipeline
 stages, fusion, memory planning), the executor, and save/export for serving.
-It contributes ``oneflow.nn.graph`` (and later ``oneflow.nn.Graph``) to the
-core package. So far it holds only its version and the oneflow version check.
+It contributes ``oneflow.nn.graph`` and ``oneflow.nn.Graph`` to the core
+package. So far it compiles inference graphs: ``build`` traced through the C++
+dispatcher once per input signature, replayed by the C++ executor.
 """
 
 try:
@@ -15,3 +16,8 @@ except ImportError as e:  # no oneflow, or one older than the plugin mechanism
 from oneflow.nn.graph._version import ONEFLOW_REQUIREMENT, __version__  # noqa: F401 (public names)
 
 _check("oneflow-graph", ONEFLOW_REQUIREMENT)
+
+from oneflow.nn.graph.graph import Graph, GraphConfig  # noqa: E402
+from oneflow.nn.graph.proxy import GraphModule  # noqa: E402
+
+__all__ = ["Graph", "GraphConfig", "GraphModule"]

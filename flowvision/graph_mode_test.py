@@ -1,0 +1,41 @@
+"""flowvision's families in nn.Graph: the same logits as eager, bit for bit, on the traced call and
+on a replay."""
+
+import numpy as np
+import pytest
+
+import flowvision
+import oneflow as flow
+
+# One model per family, at the smallest registered size.
+MODELS = [
+    "resnet18",
+    "mobilenet_v2",
+    "mobilenet_v3_small",
+    "efficientnet_b0",
+    "densenet121",
+    "convnext_tiny",
+    "vit_tiny_patch16_224",
+    "swin_t",
+]
+
+
+class Inference(flow.nn.Graph):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def build(self, x):
+        return self.model(x)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_graph_logits_equal_eager(name):
+    flow.manual_seed(0)
+    model = getattr(flowvision.models, name)().eval()
+    graph = Inference(model)
+    for _ in range(2):
+        x = flow.randn(1, 3, 224, 224)
+        with flow.no_grad():
+            expected = model(x).numpy()
+        np.testing.assert_array_equal(graph(x).numpy(), expected)
