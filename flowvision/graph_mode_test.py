@@ -33,6 +33,10 @@ class Inference(flow.nn.Graph):
 def test_graph_logits_equal_eager(name):
     flow.manual_seed(0)
     model = getattr(flowvision.models, name)().eval()
+    with flow.no_grad():
+        # Eager's first call may round differently from later ones (weights packed for the GEMM
+        # kernels on first use); compare with warm calls.
+        model(flow.randn(1, 3, 224, 224))
     graph = Inference(model)
     for _ in range(2):
         x = flow.randn(1, 3, 224, 224)
