@@ -147,7 +147,8 @@ class _Orthogonal(Module):
                 # Diagonal +-1 picks each reflector's sign; a zero tau (no reflection) flips it.
                 diag = a.diagonal(dim1=-2, dim2=-1).sign()
                 diag = oneflow.where(tau == 0.0, -diag, diag)
-                a = a.tril(-1) + a.triu(1) + oneflow.diag_embed(diag)
+                eye = _eye_like(a, a.size(-2), a.size(-1))
+                a = a * (1 - eye) + eye * diag.unsqueeze(-2)
                 return a.transpose(-2, -1) if transpose else a
             if n == k:
                 q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)

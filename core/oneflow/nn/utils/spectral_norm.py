@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+import numpy as np
+
 import oneflow
 import oneflow.nn.functional as F
 from oneflow.nn.modules.module import Module
@@ -86,7 +88,9 @@ class SpectralNorm:
         self, weight_mat: oneflow.Tensor, u: oneflow.Tensor, target_sigma: oneflow.Tensor
     ) -> oneflow.Tensor:
         # The v with u^T W v = target_sigma closest to the least-squares solution of W v = u.
-        gram_pinv = oneflow.linalg.pinv(weight_mat.T @ weight_mat)
+        # A one-off conversion at load time, without gradients: NumPy's pseudo-inverse will do.
+        gram = (weight_mat.T @ weight_mat).detach().cpu().numpy()
+        gram_pinv = oneflow.tensor(np.linalg.pinv(gram), dtype=weight_mat.dtype, device=weight_mat.device)
         v = (gram_pinv @ weight_mat.T @ u.unsqueeze(1)).squeeze(1)
         return v * (target_sigma / (u * oneflow.mv(weight_mat, v)).sum())
 
