@@ -21,7 +21,7 @@ def _copy_weights(fm, tm, seed=0):
     """Gives both modules the same random values (NumPy in, so the layouts must agree)."""
     rng = np.random.RandomState(seed)
     with torch.no_grad():
-        for name, tp in tm.state_dict(keep_vars=True).items():
+        for _name, tp in tm.state_dict(keep_vars=True).items():
             v = np.asarray(rng.randn(*tp.shape)).astype(_np(tp).dtype)
             tp.copy_(torch.tensor(v))
     fm.load_state_dict({k: _np(v) for k, v in tm.state_dict().items()})
@@ -250,7 +250,7 @@ def test_weight_norm(dim, cls, args, x_shape):
     np.testing.assert_allclose(_np(yf), _np(yt), atol=1e-10)
     yf.sum().backward()
     yt.sum().backward()
-    for (nf, pf), (nt, pt) in zip(fm.named_parameters(), tm.named_parameters()):
+    for (nf, pf), (_nt, pt) in zip(fm.named_parameters(), tm.named_parameters()):
         np.testing.assert_allclose(_np(pf.grad), _np(pt.grad), atol=1e-10, err_msg=nf)
 
 
@@ -288,7 +288,7 @@ def test_spectral_norm_parametrization(cls, args, x_shape, dim, n_iter):
         )
     yf.sum().backward()
     yt.sum().backward()
-    for (nf, pf), (nt, pt) in zip(fm.named_parameters(), tm.named_parameters()):
+    for (nf, pf), (_nt, pt) in zip(fm.named_parameters(), tm.named_parameters()):
         np.testing.assert_allclose(_np(pf.grad), _np(pt.grad), atol=1e-8, err_msg=nf)
     fm.eval()
     tm.eval()

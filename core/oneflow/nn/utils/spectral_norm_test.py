@@ -55,7 +55,7 @@ def test_matches_torch(cls, args, x_shape, kw):
     np.testing.assert_allclose(_np(fm.weight), _np(tm.weight), atol=1e-9)
     yf.sum().backward()
     yt.sum().backward()
-    for (nf, pf), (nt, pt) in zip(fm.named_parameters(), tm.named_parameters()):
+    for (nf, pf), (_nt, pt) in zip(fm.named_parameters(), tm.named_parameters()):
         np.testing.assert_allclose(_np(pf.grad), _np(pt.grad), atol=1e-8, err_msg=nf)
     fm.eval()
     tm.eval()
