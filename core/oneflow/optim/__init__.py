@@ -5,7 +5,7 @@ names and ``state_dict`` layout); :class:`LAMB` is OneFlow's own. Schedulers liv
 in :mod:`oneflow.optim.lr_scheduler`.
 """
 
-from oneflow.optim import lr_scheduler
+from oneflow.optim import lr_scheduler, swa_utils
 from oneflow.optim.adadelta import Adadelta
 from oneflow.optim.adafactor import Adafactor
 from oneflow.optim.adagrad import Adagrad
@@ -41,4 +41,5 @@ __all__ = [
     "Rprop",
     "SparseAdam",
     "lr_scheduler",
+    "swa_utils",
 ]
