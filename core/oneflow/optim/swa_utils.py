@@ -8,7 +8,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterable
 from copy import deepcopy
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import oneflow
 from oneflow.nn.modules.module import Module
@@ -26,7 +26,7 @@ __all__ = [
     "update_bn",
 ]
 
-PARAM_LIST = Union[tuple[oneflow.Tensor, ...], list[oneflow.Tensor]]
+PARAM_LIST = "tuple[oneflow.Tensor, ...] | list[oneflow.Tensor]"
 
 
 def _check_decay(decay: float) -> None:
