@@ -15,6 +15,7 @@ from oneflow.optim.adamw import AdamW
 from oneflow.optim.asgd import ASGD
 from oneflow.optim.lamb import LAMB
 from oneflow.optim.lbfgs import LBFGS
+from oneflow.optim.muon import Muon
 from oneflow.optim.nadam import NAdam
 from oneflow.optim.optimizer import Optimizer
 from oneflow.optim.radam import RAdam
@@ -34,6 +35,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",
