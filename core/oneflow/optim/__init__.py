@@ -6,6 +6,7 @@ in :mod:`oneflow.optim.lr_scheduler`.
 """
 
 from oneflow.optim import lr_scheduler, swa_utils
+from oneflow.optim._stateless import swap_in_optimizer_params_and_state
 from oneflow.optim.adadelta import Adadelta
 from oneflow.optim.adafactor import Adafactor
 from oneflow.optim.adagrad import Adagrad
@@ -44,4 +45,5 @@ __all__ = [
     "SparseAdam",
     "lr_scheduler",
     "swa_utils",
+    "swap_in_optimizer_params_and_state",
 ]
