@@ -5,7 +5,8 @@ names and ``state_dict`` layout); :class:`LAMB` is OneFlow's own. Schedulers liv
 in :mod:`oneflow.optim.lr_scheduler`.
 """
 
-from oneflow.optim import lr_scheduler
+from oneflow.optim import lr_scheduler, swa_utils
+from oneflow.optim._stateless import swap_in_optimizer_params_and_state
 from oneflow.optim.adadelta import Adadelta
 from oneflow.optim.adafactor import Adafactor
 from oneflow.optim.adagrad import Adagrad
@@ -15,6 +16,7 @@ from oneflow.optim.adamw import AdamW
 from oneflow.optim.asgd import ASGD
 from oneflow.optim.lamb import LAMB
 from oneflow.optim.lbfgs import LBFGS
+from oneflow.optim.muon import Muon
 from oneflow.optim.nadam import NAdam
 from oneflow.optim.optimizer import Optimizer
 from oneflow.optim.radam import RAdam
@@ -34,6 +36,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",
@@ -41,4 +44,6 @@ __all__ = [
     "Rprop",
     "SparseAdam",
     "lr_scheduler",
+    "swa_utils",
+    "swap_in_optimizer_params_and_state",
 ]

@@ -24,6 +24,9 @@ __all__ = [
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "adaptive_max_pool3d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
@@ -132,6 +135,21 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Adaptive max pooling of (C, D, H, W) or (N, C, D, H, W); ``(values, indices)`` with ``return_indices``."""
     return _adaptive_max(_C.ops.adaptive_max_pool3d, input, output_size, return_indices, 3)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """Adaptive max pooling of (C, L) or (N, C, L); always ``(values, indices)``."""
+    return _adaptive_max(_C.ops.adaptive_max_pool1d, input, output_size, True, 1)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """Adaptive max pooling of (C, H, W) or (N, C, H, W); always ``(values, indices)``."""
+    return _adaptive_max(_C.ops.adaptive_max_pool2d, input, output_size, True, 2)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """Adaptive max pooling of (C, D, H, W) or (N, C, D, H, W); always ``(values, indices)``."""
+    return _adaptive_max(_C.ops.adaptive_max_pool3d, input, output_size, True, 3)
 
 
 def _tuple(value, dims):

@@ -9,7 +9,6 @@ computes attention with batched matrix products, so autograd gives its backward.
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import oneflow
@@ -623,164 +622,19 @@ class MultiheadAttention(Module):
         if self.bias_v is not None:
             _init.xavier_normal_(self.bias_v)
 
-    def _check_shapes(self, query, key, value, key_padding_mask, attn_mask) -> bool:
-        """Whether the inputs are batched, checking the ranks against each other as PyTorch does."""
-        if query.dim() == 3:
-            if key.dim() != 3 or value.dim() != 3:
-                raise AssertionError(
-                    "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-                    f"{key.dim()}-D and {value.dim()}-D tensors respectively")
-            if key_padding_mask is not None and key_padding_mask.dim() != 2:
-                raise AssertionError(
-                    "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but found "
-                    f"{key_padding_mask.dim()}-D tensor instead")
-            if attn_mask is not None and attn_mask.dim() not in (2, 3):
-                raise AssertionError(
-                    "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
-                    f"{attn_mask.dim()}-D tensor instead")
-            return True
-        if query.dim() == 2:
-            if key.dim() != 2 or value.dim() != 2:
-                raise AssertionError(
-                    "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                    f"{key.dim()}-D and {value.dim()}-D tensors respectively")
-            if key_padding_mask is not None and key_padding_mask.dim() != 1:
-                raise AssertionError(
-                    "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but found "
-                    f"{key_padding_mask.dim()}-D tensor instead")
-            if attn_mask is not None:
-                if attn_mask.dim() not in (2, 3):
-                    raise AssertionError(
-                        "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
-                        f"{attn_mask.dim()}-D tensor instead")
-                if attn_mask.dim() == 3:
-                    expected = (self.num_heads, query.shape[0], key.shape[0])
-                    if tuple(attn_mask.shape) != expected:
-                        raise AssertionError(
-                            f"Expected `attn_mask` shape to be {expected} but got {tuple(attn_mask.shape)}")
-            return False
-        raise AssertionError(
-            f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor")
-
-    def _projections(self):
-        e = self.embed_dim
-        if self._qkv_same_embed_dim:
-            w_q, w_k, w_v = self.in_proj_weight[:e], self.in_proj_weight[e:2 * e], self.in_proj_weight[2 * e:]
-        else:
-            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        if self.in_proj_bias is None:
-            return (w_q, None), (w_k, None), (w_v, None)
-        b = self.in_proj_bias
-        return (w_q, b[:e]), (w_k, b[e:2 * e]), (w_v, b[2 * e:])
-
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
                 need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
-        is_batched = self._check_shapes(query, key, value, key_padding_mask, attn_mask)
+        is_batched = query.dim() == 3
         if self.batch_first and is_batched:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        if not is_batched:
-            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        tgt_len, bsz, embed_dim = query.shape
-        src_len = key.shape[0]
-        heads, head_dim = self.num_heads, self.head_dim
-        if embed_dim != self.embed_dim:
-            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {embed_dim}")
-        if self._qkv_same_embed_dim:
-            if tuple(key.shape) != tuple(value.shape):
-                raise AssertionError(
-                    f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
-        elif tuple(key.shape[:2]) != tuple(value.shape[:2]):
-            raise AssertionError(
-                f"key's sequence and batch dims {tuple(key.shape[:2])} do not match value's "
-                f"{tuple(value.shape[:2])}")
-
-        if is_causal:
-            if attn_mask is None:
-                raise RuntimeError(
-                    "MultiheadAttention: is_causal=True needs attn_mask (the causal mask itself, e.g. from "
-                    "Transformer.generate_square_subsequent_mask); is_causal is only a hint about it")
-            if key_padding_mask is None and not need_weights:
-                # PyTorch trusts the hint here and applies a causal mask whatever attn_mask holds.
-                attn_mask = oneflow.ones((tgt_len, src_len), dtype=oneflow.bool, device=query.device).triu(1)
-
-        if key_padding_mask is not None and attn_mask is not None and key_padding_mask.dtype != attn_mask.dtype:
-            warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. Use same type for "
-                          "both instead.", stacklevel=2)
-        key_padding_mask = _float_mask(key_padding_mask, "key_padding_mask", query.dtype)
-        attn_mask = _float_mask(attn_mask, "attn_mask", query.dtype)
-
-        (w_q, b_q), (w_k, b_k), (w_v, b_v) = self._projections()
-        q = F.linear(query, w_q, b_q)
-        k = F.linear(key, w_k, b_k)
-        v = F.linear(value, w_v, b_v)
-
-        if attn_mask is not None:
-            if attn_mask.dim() == 2:
-                if tuple(attn_mask.shape) != (tgt_len, src_len):
-                    raise RuntimeError(
-                        f"The shape of the 2D attn_mask is {tuple(attn_mask.shape)}, but should be "
-                        f"{(tgt_len, src_len)}.")
-                attn_mask = attn_mask.unsqueeze(0)
-            elif tuple(attn_mask.shape) != (bsz * heads, tgt_len, src_len):
-                raise RuntimeError(
-                    f"The shape of the 3D attn_mask is {tuple(attn_mask.shape)}, but should be "
-                    f"{(bsz * heads, tgt_len, src_len)}.")
-
-        if self.bias_k is not None and self.bias_v is not None:
-            k = oneflow.cat([k, self.bias_k.repeat(1, bsz, 1)])
-            v = oneflow.cat([v, self.bias_v.repeat(1, bsz, 1)])
-            if attn_mask is not None:
-                attn_mask = F.pad(attn_mask, [0, 1])
-            if key_padding_mask is not None:
-                key_padding_mask = F.pad(key_padding_mask, [0, 1])
-
-        # (seq, batch, E) -> (batch * heads, seq, head_dim)
-        q = q.reshape(tgt_len, bsz * heads, head_dim).transpose(0, 1)
-        k = k.reshape(k.shape[0], bsz * heads, head_dim).transpose(0, 1)
-        v = v.reshape(v.shape[0], bsz * heads, head_dim).transpose(0, 1)
-
-        if self.add_zero_attn:
-            zeros = oneflow.zeros((bsz * heads, 1, head_dim), dtype=k.dtype, device=k.device)
-            k = oneflow.cat([k, zeros], dim=1)
-            v = oneflow.cat([v, zeros], dim=1)
-            if attn_mask is not None:
-                attn_mask = F.pad(attn_mask, [0, 1])
-            if key_padding_mask is not None:
-                key_padding_mask = F.pad(key_padding_mask, [0, 1])
-
-        src_len = k.shape[1]
-        if key_padding_mask is not None:
-            if tuple(key_padding_mask.shape) != (bsz, src_len):
-                raise AssertionError(
-                    f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                    f"{tuple(key_padding_mask.shape)}")
-            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(bsz, heads, 1, src_len)
-            kpm = kpm.reshape(bsz * heads, 1, src_len)
-            attn_mask = kpm if attn_mask is None else attn_mask + kpm
-
-        scores = oneflow.bmm(q * (1.0 / math.sqrt(head_dim)), k.transpose(1, 2))
-        if attn_mask is not None:
-            scores = scores + attn_mask
-        weights = F.softmax(scores, dim=-1)
-        if self.training and self.dropout > 0.0:
-            weights = F.dropout(weights, p=self.dropout)
-        out = oneflow.bmm(weights, v)  # (batch * heads, L, head_dim)
-        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = F.linear(out, self.out_proj.weight, self.out_proj.bias).reshape(tgt_len, bsz, embed_dim)
-
-        if need_weights:
-            weights = weights.reshape(bsz, heads, tgt_len, src_len)
-            if average_attn_weights:
-                weights = weights.mean(dim=1)
-            if not is_batched:
-                weights = weights.squeeze(0)
-        else:
-            weights = None
-        if not is_batched:
-            out = out.squeeze(1)
-        elif self.batch_first:
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if self.batch_first and is_batched:
             out = out.transpose(1, 0)
         return out, weights

@@ -21,6 +21,7 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
     "BatchNorm3d",
+    "CrossMapLRN2d",
     "GroupNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",
@@ -375,6 +376,81 @@ class LocalResponseNorm(Module):
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+def _cross_map_scale(input: oneflow.Tensor, size: int, alpha: float, k: float) -> oneflow.Tensor:
+    """The legacy (Lua Torch) cross-channel window sums: channel ``c`` sums the squares of channels
+    up to ``c + (size - 1) // 2``, from ``c - (size - 1) // 2`` on, except that channel 0 never
+    leaves the window (a quirk PyTorch keeps, and so do we for identical results)."""
+    channels = input.size(1)
+    pre_pad = int((size - 1) / 2 + 1)
+    cs = oneflow.cumsum(input * input, dim=1)
+    hi = oneflow.tensor([min(c + pre_pad - 1, channels - 1) for c in range(channels)], device=input.device)
+    lo = oneflow.tensor([max(c - pre_pad, 0) for c in range(channels)], device=input.device)
+    window = cs.index_select(1, hi) - (cs.index_select(1, lo) - cs[:, :1])
+    return window * (alpha / size) + k
+
+
+class _CrossMapLRN2dFunction(oneflow.autograd.Function):
+    """CrossMapLRN2d with PyTorch's own backward formula (the classic LRN gradient over the
+    centred window), so that gradients match PyTorch's too."""
+
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):
+        scale = _cross_map_scale(input, size, alpha, k)
+        output = input * scale.pow(-beta)
+        ctx.size, ctx.alpha, ctx.beta = size, alpha, beta
+        ctx.save_for_backward(input, output, scale)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output, scale = ctx.saved_tensors
+        size, channels = ctx.size, input.size(1)
+        ratio = grad_output * output / scale
+        front = int(size - (size - 1) / 2)
+        back = size - 1 - front
+        n, _, h, w = ratio.shape
+        padded = oneflow.cat(
+            [
+                oneflow.zeros(n, front, h, w, dtype=ratio.dtype, device=ratio.device),
+                ratio,
+                oneflow.zeros(n, max(back, 0), h, w, dtype=ratio.dtype, device=ratio.device),
+            ],
+            dim=1,
+        )
+        cs = oneflow.cat([oneflow.zeros_like(padded[:, :1]), oneflow.cumsum(padded, dim=1)], dim=1)
+        accum = cs[:, size : size + channels] - cs[:, :channels]
+        grad_input = scale.pow(-ctx.beta) * grad_output - (2 * ctx.alpha * ctx.beta / size) * input * accum
+        return grad_input, None, None, None, None
+
+
+class CrossMapLRN2d(Module):
+    r"""Local response normalization across the channels of a 4-D input (the legacy form):
+    :math:`b_c = a_c \left(k + \frac{\alpha}{n} \sum_{c'} a_{c'}^2\right)^{-\beta}`, the sum
+    over a window of ``size`` channels around :math:`c`.
+
+    Args:
+        size: number of neighbouring channels in each sum.
+        alpha: multiplicative factor. Default: 1e-4.
+        beta: exponent. Default: 0.75.
+        k: additive factor. Default: 1.
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
