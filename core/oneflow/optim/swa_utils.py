@@ -69,8 +69,8 @@ def get_swa_multi_avg_fn() -> Callable[[PARAM_LIST, PARAM_LIST, Any], None]:
             for p_avg, p_model in zip(averaged_param_list, current_param_list):
                 if _is_float(p_avg):
                     p_avg.lerp_(p_model, float(1 / (num_averaged + 1)))
-                else:
-                    p_avg.copy_(p_avg + (p_model - p_avg) / (num_averaged + 1))
+                else:  # as torch: addcdiv refuses integer division (num_batches_tracked)
+                    p_avg.addcdiv_(p_model - p_avg, oneflow.full_like(p_avg, num_averaged + 1))
 
     return swa_update
 
