@@ -200,8 +200,6 @@ def test_bad_input():
         nn.Graph()(flow.ones(1))
     with pytest.raises(TypeError, match="neither a tensor"):
         graph([1, 2], {1, 2})
-    with pytest.raises(NotImplementedError, match="training graphs"):
-        graph.add_optimizer(flow.optim.SGD(graph.model.parameters(), lr=0.1))
     with pytest.raises(AttributeError, match="add_optimizer"):
         graph.opt = flow.optim.SGD(graph.model.parameters(), lr=0.1)
     graph(flow.randn(2, 8))

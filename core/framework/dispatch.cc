@@ -157,6 +157,10 @@ class CopySlices final : public Node {
 // After an in-place op recorded `node` on `self`, a view: the base takes the
 // update into its history (CopySlices) and the view is re-derived from it.
 void RebaseViewHistory(const TensorImplPtr& self, const std::shared_ptr<Node>& node) {
+  OF_CHECK(Trace::Active() == nullptr, NotImplementedError,
+           "nn.Graph: an in-place op on a view of a tensor that requires grad cannot be traced yet "
+           "(op on ",
+           ShapeToString(self->shape()), "); apply it to a copy or outside build()");
   const TensorImplPtr& base = self->view_base();
   OF_CHECK(!(base->is_leaf() && base->requires_grad()), RuntimeError,
            "in-place operation on a view of a leaf tensor that requires grad");
@@ -485,7 +489,11 @@ std::vector<Value> DispatchUntraced(const OpDef& op, std::vector<Value> args) {
     if (record) {
       OF_CHECK(!(self->is_leaf() && self->requires_grad()), RuntimeError,
                "in-place operation on a leaf tensor that requires grad (op: ", schema.name, ")");
-      self_before = Clone(self);  // the formula may need the value before the update
+      // The formula may need the value before the update (while tracing, the clone the
+      // trace recorded for it).
+      Trace* trace = Trace::Active();
+      self_before = trace != nullptr ? trace->take_self_before() : nullptr;
+      if (self_before == nullptr) self_before = Clone(self);
     }
   }
   std::vector<Value> original_args;
@@ -572,6 +580,10 @@ std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
     ApplyAutocast(op, CallDevice(probe).type, args);
   }
   std::vector<Value> recorded = args;
+  if (op.schema().is_inplace() && op.differentiable() && op.backward() && GradMode::is_enabled() &&
+      AnyRequiresGrad(args)) {
+    trace->set_self_before(GetCoreOps().clone(args[0].tensor()));
+  }
   trace->Enter();
   std::vector<Value> results;
   try {

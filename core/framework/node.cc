@@ -5,6 +5,7 @@
 #include "core/framework/core_ops.h"
 #include "core/framework/dispatch.h"
 #include "core/framework/grad_mode.h"
+#include "core/framework/trace.h"
 #include "core/runtime/error.h"
 #include "core/runtime/tensor_ops.h"
 
@@ -40,6 +41,7 @@ void Node::RunOutputHooks(TensorList& grads) {
     // A retained grad is a fresh tensor (not an alias of what flows on).
     if (!meta.grad) {
       meta.grad = GradMode::is_enabled() ? grads[nr] : grads[nr]->Detach();
+      NoteAlias(grads[nr], meta.grad);
       if (!GradMode::is_enabled()) meta.grad = GetCoreOps().clone(meta.grad);
     } else {
       meta.grad = GetCoreOps().add(meta.grad, grads[nr]);
@@ -89,6 +91,11 @@ TensorList AccumulateGrad::Apply(TensorList&& grads) {
   if (!leaf || grads.empty() || !grads[0]) return {};
   AutogradMeta& meta = leaf->autograd();
   TensorImplPtr g = std::move(grads[0]);
+  if (Trace::Active() != nullptr) {
+    // nn.Graph's trace: the gradient stays the traced value (no untraced copy or alias).
+    meta.grad = meta.grad ? GetCoreOps().add(meta.grad, g) : g;
+    return {};
+  }
   if (!meta.grad) {
     if (GradMode::is_enabled()) {
       meta.grad = g;  // building a higher-order graph: keep the gradient's history
@@ -136,6 +143,7 @@ SavedTensor::SavedTensor(const TensorImplPtr& t, bool is_output, uint32_t output
   // Outputs are kept without their history: the node owning this SavedTensor is
   // their grad_fn, and holding it here would be a reference cycle.
   data_ = is_output ? t->Detach() : t;
+  NoteAlias(t, data_);
 }
 
 TensorImplPtr SavedTensor::Unpack(const std::shared_ptr<Node>& node) const {
@@ -152,6 +160,7 @@ TensorImplPtr SavedTensor::Unpack(const std::shared_ptr<Node>& node) const {
   if (!is_output_ || !node) return data_;
   // Double backward needs the output connected to the node that made it.
   TensorImplPtr t = data_->Detach();
+  NoteAlias(data_, t);
   SetHistory(t, node, output_nr_);
   return t;
 }

@@ -98,6 +98,8 @@ int Trace::IdOf(const TensorImplPtr& t) {
   if (t == nullptr) return -1;
   auto it = ids_.find(t.get());
   if (it != ids_.end()) return it->second;
+  auto alias = alias_of_.find(t.get());
+  if (alias != alias_of_.end()) return IdOf(alias->second);
   // Produced by none of the recorded ops: a constant of the graph (a parameter,
   // a buffer, an eager tensor the build function captured).
   const int id = NewValue(t);
@@ -122,6 +124,16 @@ void Trace::Record(const OpDef& op, const std::vector<Value>& args, const Tensor
   }
   for (const TensorImplPtr& t : outputs) node.outputs.push_back(NewValue(t));
   plan_->nodes_.push_back(std::move(node));
+}
+
+void Trace::Alias(const TensorImplPtr& of, const TensorImplPtr& alias) {
+  if (of == nullptr || alias == nullptr || of == alias) return;
+  alias_of_[alias.get()] = of;
+  seen_.push_back(alias);
+}
+
+void NoteAlias(const TensorImplPtr& of, const TensorImplPtr& alias) {
+  if (Trace* trace = Trace::Active()) trace->Alias(of, alias);
 }
 
 std::shared_ptr<Plan> Trace::End(const TensorList& outputs) {

@@ -79,6 +79,15 @@ class Trace {
   void Enter() { ++depth_; }
   void Leave() { --depth_; }
   void Record(const OpDef& op, const std::vector<Value>& args, const TensorList& outputs);
+  // `alias` (a detached tensor, made outside the dispatcher) stands for `of`:
+  // in the plan, which runs without autograd, they are the same value.
+  void Alias(const TensorImplPtr& of, const TensorImplPtr& alias);
+
+  // The value of an in-place op's `self` before the op, recorded as a clone
+  // node so that a gradient formula reading it sees each run's value; the
+  // dispatcher takes it (once) instead of cloning untraced.
+  void set_self_before(TensorImplPtr t) { self_before_ = std::move(t); }
+  TensorImplPtr take_self_before() { return std::move(self_before_); }
 
  private:
   int IdOf(const TensorImplPtr& t);
@@ -87,9 +96,17 @@ class Trace {
   std::shared_ptr<Plan> plan_ = std::make_shared<Plan>();
   // Every tensor seen keeps its id; holding them keeps their addresses unique.
   std::unordered_map<const TensorImpl*, int> ids_;
+  // Tensors made outside the dispatcher that stand for another (detached
+  // copies of metadata, saved outputs): resolved when first read, since the
+  // tensor they stand for may not be recorded yet when they are made.
+  std::unordered_map<const TensorImpl*, TensorImplPtr> alias_of_;
   std::vector<TensorImplPtr> seen_;
+  TensorImplPtr self_before_;
   int depth_ = 0;
 };
+
+// While tracing, `alias` (detach(), .data) stands for `of`; otherwise nothing.
+void NoteAlias(const TensorImplPtr& of, const TensorImplPtr& alias);
 
 // Reading a tensor's values (item(), numpy(), ...) while tracing would bake
 // them into the graph: throws a RuntimeError naming `what`.

@@ -206,7 +206,10 @@ TensorImplPtr ConstructTensor(const py::args& args, const py::kwargs& kwargs) {
   if (args.size() == 0) return TensorImpl::Empty(DimVector{0}, dtype, device);
   if (args.size() == 1 && py::isinstance<TensorImpl>(args[0])) {
     // Any dtype: subclasses wrap the tensor they are given as it is.
-    return args[0].cast<TensorImplPtr>()->Detach();
+    TensorImplPtr t = args[0].cast<TensorImplPtr>();
+    TensorImplPtr wrapped = t->Detach();
+    NoteAlias(t, wrapped);
+    return wrapped;
   }
   bool sizes = true;  // ints (or one oneflow.Size) rather than data
   if (args.size() == 1) {
@@ -261,7 +264,13 @@ PyTorch's legacy constructor: uninitialized memory of the given sizes, a copy of
 ``sequence``, or a new tensor object sharing ``tensor``'s memory, all of the
 default floating dtype. Subclasses call ``super().__init__(tensor)``.)doc");
   cls.def_property(
-         "data", [](const TensorImplPtr& t) { return t->DetachUntracked(); }, &SetData,
+         "data",
+         [](const TensorImplPtr& t) {
+           TensorImplPtr d = t->DetachUntracked();
+           NoteAlias(t, d);
+           return d;
+         },
+         &SetData,
          R"doc(The tensor's values without autograd history: an alias whose in-place changes
 autograd does not track (unlike detach()). Setting it replaces the values, shape and
 dtype in place while keeping the tensor object.)doc")
@@ -377,7 +386,12 @@ Offset of the first element in the underlying storage, in elements.)doc")
 
 Sets requires_grad in place (floating point dtypes only) and returns self.)doc")
       .def(
-          "detach", [](const TensorImplPtr& t) { return t->Detach(); },
+          "detach",
+          [](const TensorImplPtr& t) {
+            TensorImplPtr d = t->Detach();
+            NoteAlias(t, d);
+            return d;
+          },
           R"doc(detach() -> Tensor
 
 A view of the same data that does not require grad.)doc")

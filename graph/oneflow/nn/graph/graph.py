@@ -6,9 +6,12 @@ arguments' values) runs ``build`` while the C++ dispatcher records every op call
 recorded plan in C++, with no Python per op. Parameters, buffers and eager tensors that ``build``
 reads are the graph's constants, by reference: the graph and eager code share them.
 
-This first slice compiles inference graphs (no ``add_optimizer``); a ``build`` that reads a
-tensor's values (``.item()``, ``.numpy()``, ``if x.sum() > 0``) fails with the module path and
-source line, since the graph would keep that call's values forever.
+Training graphs: ``add_optimizer`` and ``loss.backward()`` inside ``build``. The trace records the
+backward ops too; the plan returns the parameters' gradients with the outputs, and the optimizer
+(gradient clipping from the param groups' ``clip_grad_max_norm``, then ``step``, then the
+scheduler) runs after it on every call, with its fused multi-tensor kernels. A ``build`` that
+reads a tensor's values (``.item()``, ``.numpy()``, ``if x.sum() > 0``) fails with the module path
+and source line, since the graph would keep that call's values forever.
 """
 
 from __future__ import annotations
@@ -119,6 +122,7 @@ class Graph:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_plans", {})
         object.__setattr__(self, "_debug_level", -1)
+        object.__setattr__(self, "_optimizers", [])  # [(optimizer, lr scheduler or None)]
         object.__setattr__(self, "config", GraphConfig())
 
     # -- modules --
@@ -150,8 +154,8 @@ class Graph:
 
     @property
     def training(self) -> bool:
-        """Whether the graph trains (has an optimizer); inference graphs only in this slice."""
-        return False
+        """Whether the graph trains: it has an optimizer."""
+        return bool(self._optimizers)
 
     def modules(self):
         return (m.origin for m in self._modules.values())
@@ -186,10 +190,34 @@ class Graph:
         raise NotImplementedError(f"nn.Graph {self._name}: a subclass must define build()")
 
     def add_optimizer(self, optimizer, *, lr_sch=None, is_sparse: bool = False) -> None:
-        raise NotImplementedError(
-            "nn.Graph: training graphs (add_optimizer, loss.backward() in build) are not built yet; "
-            "this oneflow compiles inference graphs"
-        )
+        """Trains with ``optimizer`` (and steps ``lr_sch`` after it) on every call; ``build`` calls
+        ``loss.backward()``. Must come before the first call."""
+        if not isinstance(optimizer, oneflow.optim.Optimizer):
+            raise TypeError(f"nn.Graph.add_optimizer(): expected an optimizer, got {type(optimizer).__name__}")
+        if lr_sch is not None and getattr(lr_sch, "optimizer", None) is not optimizer:
+            raise ValueError("nn.Graph.add_optimizer(): lr_sch schedules another optimizer than the one given")
+        if self.is_compiled:
+            raise RuntimeError(f"nn.Graph {self._name}: add_optimizer() must come before the first call")
+        self._optimizers.append((optimizer, lr_sch))
+
+    def _trained_parameters(self) -> list:
+        params, seen = [], set()
+        for opt, _ in self._optimizers:
+            for group in opt.param_groups:
+                for p in group["params"]:
+                    if id(p) not in seen:
+                        seen.add(id(p))
+                        params.append(p)
+        return params
+
+    def _step(self) -> None:
+        for opt, sch in self._optimizers:
+            if any(g.get("clip_grad_max_norm") is not None for g in opt.param_groups):
+                opt.clip_grad()
+            opt.step()
+            if sch is not None:
+                sch.step()
+            opt.zero_grad(set_to_none=True)
 
     def set_grad_scaler(self, grad_scaler=None) -> None:
         raise NotImplementedError("nn.Graph: set_grad_scaler needs training graphs, which are not built yet")
@@ -215,10 +243,16 @@ class Graph:
         spec = _flatten((args, kwargs), tensors, seen)
         key = _signature(spec, tensors)
         entry = self._plans.get(key)
-        if entry is not None:
-            plan, out_spec = entry
-            return _unflatten(out_spec, plan.run(tensors))
-        return self._compile(key, tensors, args, kwargs)
+        if entry is None:
+            return self._compile(key, tensors, args, kwargs)
+        plan, out_spec, grad_params = entry
+        results = plan.run(tensors)
+        n = len(results) - len(grad_params)
+        if grad_params:
+            for p, g in zip(grad_params, results[n:]):
+                p.grad = g
+            self._step()
+        return _unflatten(out_spec, results[:n])
 
     def _compile(self, key, tensors, args, kwargs):
         if self._debug_level >= 0:
@@ -239,15 +273,19 @@ class Graph:
             oneflow.nn.modules.module.register_module_forward_pre_hook(enter),
             oneflow.nn.modules.module.register_module_forward_hook(leave),
         ]
+        params = self._trained_parameters()
+        for p in params:
+            p.grad = None  # the trace must see the gradients start from nothing
         _C._trace_begin()
         try:
             for t in tensors:
                 _C._trace_input(t)
-            with oneflow.no_grad():
+            with oneflow.set_grad_enabled(self.training):
                 out = self.build(*args, **kwargs)
             out_tensors: list = []
             out_spec = _flatten(out, out_tensors, {})
-            plan = _C._trace_end(out_tensors)
+            grad_params = [p for p in params if p.grad is not None]
+            plan = _C._trace_end(out_tensors + [p.grad for p in grad_params])
         except Exception as e:
             _C._trace_abort()
             where = stack[-1] if stack else f"{self._name}.build"
@@ -256,7 +294,10 @@ class Graph:
         finally:
             for h in hooks:
                 h.remove()
-        self._plans[key] = (plan, out_spec)
+        self._plans[key] = (plan, out_spec, grad_params)
+        if grad_params:
+            self._step()
+        out = _unflatten(out_spec, [t.detach() for t in out_tensors])
         if self._debug_level >= 0:
             print(f"(GRAPH:{self._name}) compiled: {plan.num_nodes} ops, {plan.num_constants} constants", flush=True)
         if self._debug_level >= 1:
@@ -267,7 +308,7 @@ class Graph:
         lines = [f"(GRAPH:{self._name}:{type(self).__name__}): ("]
         for proxy in self._modules.values():
             lines.append("  " + repr(proxy).replace("\n", "\n  "))
-        for (_, meta), (plan, _) in itertools.islice(self._plans.items(), 4):
+        for (_, meta), (plan, _, _) in itertools.islice(self._plans.items(), 4):
             lines.append(f"  (COMPILED for {[m[0] for m in meta]}): " + str(plan).replace("\n", "\n  "))
         lines.append(")")
         return "\n".join(lines)
