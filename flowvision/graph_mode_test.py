@@ -43,3 +43,16 @@ def test_graph_logits_equal_eager(name):
         with flow.no_grad():
             expected = model(x).numpy()
         np.testing.assert_array_equal(graph(x).numpy(), expected)
+
+
+def test_saved_graph_gives_the_same_logits(tmp_path):
+    flow.manual_seed(0)
+    model = flowvision.models.resnet18().eval()
+    graph = Inference(model)
+    x = flow.randn(2, 3, 64, 64)
+    expected = graph(x).numpy()
+    flow.save(graph, str(tmp_path / "resnet18"))
+    loaded = flow.nn.graph.load(str(tmp_path / "resnet18"))
+    np.testing.assert_array_equal(loaded(x).numpy(), expected)
+    y = flow.randn(2, 3, 64, 64)
+    np.testing.assert_array_equal(loaded(y).numpy(), graph(y).numpy())

@@ -153,16 +153,52 @@ std::shared_ptr<Plan> Trace::End(const TensorList& outputs) {
       plan->outputs_.push_back(it->second);
     }
   }
-  plan->last_use_.assign(plan->num_values_, -1);
-  for (size_t n = 0; n < plan->nodes_.size(); ++n) {
-    for (const auto& ids : plan->nodes_[n].tensor_ids) {
+  plan->Finish();
+  return plan;
+}
+
+void Plan::Finish() {
+  last_use_.assign(num_values_, -1);
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    for (const auto& ids : nodes_[n].tensor_ids) {
       for (int id : ids) {
-        if (id >= 0) plan->last_use_[id] = static_cast<int>(n);
+        if (id >= 0) last_use_[id] = static_cast<int>(n);
       }
     }
   }
-  // Outputs, constants and inputs live for the whole run.
-  for (int id : plan->outputs_) plan->last_use_[id] = static_cast<int>(plan->nodes_.size());
+  // Outputs live to the end of the run.
+  for (int id : outputs_) last_use_[id] = static_cast<int>(nodes_.size());
+}
+
+std::shared_ptr<Plan> Plan::Make(std::vector<TraceNode> nodes, int num_values,
+                                 std::vector<int> inputs, std::vector<int> outputs,
+                                 std::vector<std::pair<int, TensorImplPtr>> constants) {
+  auto check = [num_values](int id, const char* what) {
+    OF_CHECK(id >= -1 && id < num_values, ValueError, "nn.Graph: a saved graph names ", what,
+             " value %", id, " of ", num_values);
+  };
+  for (int id : inputs) check(id, "input");
+  for (int id : outputs) check(id, "output");
+  for (const auto& [id, t] : constants) {
+    check(id, "constant");
+    OF_CHECK(t != nullptr, ValueError, "nn.Graph: constant %", id,
+             " of a saved graph is undefined");
+  }
+  for (const TraceNode& node : nodes) {
+    OF_CHECK(node.op != nullptr && node.tensor_ids.size() == node.args.size(), ValueError,
+             "nn.Graph: a saved graph has a malformed node");
+    for (const auto& ids : node.tensor_ids) {
+      for (int id : ids) check(id, "argument");
+    }
+    for (int id : node.outputs) check(id, "result");
+  }
+  auto plan = std::make_shared<Plan>();
+  plan->nodes_ = std::move(nodes);
+  plan->num_values_ = num_values;
+  plan->inputs_ = std::move(inputs);
+  plan->outputs_ = std::move(outputs);
+  plan->constants_ = std::move(constants);
+  plan->Finish();
   return plan;
 }
 

@@ -34,6 +34,11 @@ struct TraceNode {
 
 class Plan {
  public:
+  // A plan from its parts (a saved graph being loaded); checks the value ids.
+  static std::shared_ptr<Plan> Make(std::vector<TraceNode> nodes, int num_values,
+                                    std::vector<int> inputs, std::vector<int> outputs,
+                                    std::vector<std::pair<int, TensorImplPtr>> constants);
+
   // Runs the plan on `inputs` (one per traced input, of the traced shapes and
   // dtypes); returns the traced outputs.
   TensorList Run(const TensorList& inputs) const;
@@ -48,6 +53,8 @@ class Plan {
 
  private:
   friend class Trace;
+  // Computes last_use_ from the nodes and outputs.
+  void Finish();
   std::vector<TraceNode> nodes_;
   int num_values_ = 0;
   std::vector<int> inputs_;

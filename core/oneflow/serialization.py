@@ -441,8 +441,13 @@ def _is_rank_arg(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: int = _DEFAULT_PROTOCOL,
-         global_dst_rank: int | None = None) -> None:
+def save(
+    obj: Any,
+    f: FileLike,
+    pickle_module: Any = pickle,
+    pickle_protocol: int = _DEFAULT_PROTOCOL,
+    global_dst_rank: int | None = None,
+) -> None:
     """Saves ``obj`` (tensors, state dicts, containers, numbers, strings...) to a checkpoint.
 
     The checkpoint is a zip archive described in this module's docstring.
@@ -470,7 +475,13 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
 
         >>> oneflow.save(model.state_dict(), "model.pt")
         >>> model.load_state_dict(oneflow.load("model.pt"))
+
+    An object whose class defines ``_oneflow_save(obj, path)`` saves itself that way: a compiled
+    ``nn.Graph`` writes a directory that ``oneflow.nn.graph.load`` runs without the model's code.
     """
+    saver = getattr(type(obj), "_oneflow_save", None)
+    if saver is not None:  # an object with its own saved format (nn.Graph: a directory)
+        return saver(obj, f)
     if _is_rank_arg(pickle_module):  # OneFlow's order: save(obj, path, global_dst_rank)
         if global_dst_rank is not None:
             raise TypeError("save(): got global_dst_rank twice (as the third argument and by keyword)")

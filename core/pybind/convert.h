@@ -7,7 +7,10 @@
 #include <pybind11/pybind11.h>
 
 #include <optional>
+#include <string>
 
+#include "core/framework/schema.h"
+#include "core/framework/value.h"
 #include "core/runtime/device.h"
 #include "core/runtime/dtype.h"
 #include "core/runtime/scalar.h"
@@ -33,6 +36,14 @@ int64_t ToInt(pybind11::handle obj, const char* op, const char* arg);
 // Sizes given as ints or as one sequence: f(2, 3), f((2, 3)), f([2, 3]).
 DimVector ToIntList(const pybind11::args& args, const char* op, const char* arg);
 DimVector ToIntList(pybind11::handle seq, const char* op, const char* arg);
+
+// One op argument from Python by its schema type, as op calls convert them (a
+// number for a Tensor argument is a wrapped number); false with `err` set on a
+// type mismatch. Defined in op_binding.cc.
+bool ConvertOpArg(const ArgSpec& a, pybind11::handle obj, const char* op, Value* out,
+                  std::string* err);
+// An op argument or result value as a Python object (tensors as Tensors).
+pybind11::object OpValueToPython(const Value& v);
 
 }  // namespace oneflow
 

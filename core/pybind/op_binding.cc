@@ -598,4 +598,15 @@ void BindOps(py::module_& m) {
 const BindingRegistrar registrar(10, &BindOps);
 
 }  // namespace
+
+bool ConvertOpArg(const ArgSpec& a, py::handle obj, const char* op, Value* out, std::string* err) {
+  if (a.type == ArgType::kTensor && !obj.is_none() && IsNumber(obj)) {
+    *out = WrapNumber(obj, op, a.name.c_str());
+    return true;
+  }
+  return Convert(a, obj, op, out, err);
+}
+
+py::object OpValueToPython(const Value& v) { return ValueToPython(v); }
+
 }  // namespace oneflow

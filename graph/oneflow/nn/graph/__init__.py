@@ -19,5 +19,6 @@ _check("oneflow-graph", ONEFLOW_REQUIREMENT)
 
 from oneflow.nn.graph.graph import Graph, GraphConfig  # noqa: E402
 from oneflow.nn.graph.proxy import GraphModule  # noqa: E402
+from oneflow.nn.graph.saved import SavedGraph, load  # noqa: E402
 
-__all__ = ["Graph", "GraphConfig", "GraphModule"]
+__all__ = ["Graph", "GraphConfig", "GraphModule", "SavedGraph", "load"]

@@ -245,7 +245,7 @@ class Graph:
         entry = self._plans.get(key)
         if entry is None:
             return self._compile(key, tensors, args, kwargs)
-        plan, out_spec, grad_params = entry
+        plan, out_spec, grad_params = entry[:3]
         results = plan.run(tensors)
         n = len(results) - len(grad_params)
         if grad_params:
@@ -294,7 +294,8 @@ class Graph:
         finally:
             for h in hooks:
                 h.remove()
-        self._plans[key] = (plan, out_spec, grad_params)
+        meta = [_tensor_meta(t) for t in tensors]
+        self._plans[key] = (plan, out_spec, grad_params, meta, [_tensor_meta(t) for t in out_tensors])
         if grad_params:
             self._step()
         out = _unflatten(out_spec, [t.detach() for t in out_tensors])
@@ -304,14 +305,24 @@ class Graph:
             print(str(plan), flush=True)
         return out
 
+    def _oneflow_save(self, path) -> None:
+        """``oneflow.save(graph, path)``: see :mod:`oneflow.nn.graph.saved`."""
+        from oneflow.nn.graph import saved
+
+        saved.save(self, path)
+
     def __repr__(self) -> str:
         lines = [f"(GRAPH:{self._name}:{type(self).__name__}): ("]
         for proxy in self._modules.values():
             lines.append("  " + repr(proxy).replace("\n", "\n  "))
-        for (_, meta), (plan, _, _) in itertools.islice(self._plans.items(), 4):
+        for (_, meta), (plan, *_) in itertools.islice(self._plans.items(), 4):
             lines.append(f"  (COMPILED for {[m[0] for m in meta]}): " + str(plan).replace("\n", "\n  "))
         lines.append(")")
         return "\n".join(lines)
+
+
+def _tensor_meta(t) -> dict:
+    return {"shape": list(t.shape), "dtype": str(t.dtype).replace("oneflow.", ""), "device": str(t.device)}
 
 
 def _named(proxy: GraphModule):
