@@ -309,10 +309,39 @@ def cholesky_solve(B, L, upper: bool = False):
             f"cholesky_solve: Incompatible matrix sizes for cholesky_solve: each A matrix is "
             f"{L.shape[-1]} by {L.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}"
         )
+    return _CholeskySolve.apply(B, L, upper)
+
+
+def _cholesky_solve_forward(B, L, upper: bool):
     lower = L.mT if upper else L
     solve = oneflow.linalg.solve_triangular
-    y = solve(lower, B, upper=False)
-    return solve(lower.mT, y, upper=True)
+    return solve(lower.mT, solve(lower, B, upper=False), upper=True)
+
+
+class _CholeskySolve(oneflow.autograd.Function):
+    # PyTorch's derivative treats the whole factor as a matrix in A = L L^T (A = U^T U), so L gets a
+    # full gradient: -(gB X^T + X gB^T) L (-U (...) for upper), with gB = A^-1 gX.
+    @staticmethod
+    def forward(ctx, B, L, upper):
+        with oneflow.no_grad():
+            X = _cholesky_solve_forward(B, L, upper)
+        ctx.save_for_backward(L, X)
+        ctx.upper, ctx.b_shape = upper, tuple(B.shape)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        L, X = ctx.saved_tensors
+        gB = _cholesky_solve_forward(gX, L, ctx.upper)
+        common = gB @ X.mT
+        common = common + common.mT
+        gL = -(L @ common) if ctx.upper else -(common @ L)
+        batch_L = tuple(L.shape[:-2])
+        if tuple(gL.shape[:-2]) != batch_L:  # L was broadcast against B's batch
+            gL = gL.sum_to_size(*batch_L, *L.shape[-2:])
+        if tuple(gB.shape) != ctx.b_shape:
+            gB = gB.sum_to_size(*ctx.b_shape)
+        return gB, gL, None
 
 
 def cholesky_inverse(L, upper: bool = False):
