@@ -315,3 +315,38 @@ def vecdot(x, y, *, dim: int = -1):
             f"{x.dtype} and y of type {y.dtype} instead"
         )
     return (x * y).sum(dim)
+
+
+def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None, method=None,
+           tracker=None, ortho_iparams=None, ortho_fparams=None, ortho_bparams=None):  # fmt: skip
+    """``(E, X)``: the ``k`` largest (smallest with ``largest=False``) eigenpairs of the symmetric
+    positive-definite generalized problem ``A X = B X diag(E)`` (``B`` the identity by default),
+    batched. The dense problem is solved exactly (through ``eigh`` of ``L^-1 A L^-T``, ``B = L L^T``),
+    which is where PyTorch's iteration converges; the iteration parameters (``X`` as a start,
+    ``niter``, ``tol``, ``method``, ``tracker``, ...) only size the result. Differentiable in ``A``
+    and ``B``."""
+    if not isinstance(A, oneflow.Tensor) or A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise AssertionError(f"A must be square, got shape {getattr(A, 'shape', type(A).__name__)}")
+    _check_float_matrix("lobpcg", A)
+    if B is not None and tuple(B.shape) != tuple(A.shape):
+        raise AssertionError(f"A and B must have the same shapes, got {tuple(A.shape)} and {tuple(B.shape)}")
+    m = A.shape[-1]
+    k = (1 if X is None else X.shape[-1]) if k is None else k
+    n = (k if X is None else X.shape[-1]) if n is None else n
+    if m < 3 * n:
+        raise ValueError(
+            f"LOBPCG algorithm is not applicable when the number of A rows (={m}) is smaller than 3 x the "
+            f"number of requested eigenpairs (={n})"
+        )
+    largest = True if largest is None else largest
+    if B is None:
+        w, V = oneflow.linalg.eigh(A)
+    else:
+        L = oneflow.linalg.cholesky(B)
+        solve = oneflow.linalg.solve_triangular
+        C = solve(L, solve(L, A, upper=False).mT, upper=False)  # L^-1 A L^-T (A symmetric)
+        w, V = oneflow.linalg.eigh(C)
+        V = solve(L.mT, V, upper=True)
+    if largest:
+        return w[..., -k:].flip(-1), V[..., -k:].flip(-1)
+    return w[..., :k], V[..., :k]

@@ -1,13 +1,13 @@
 """PyTorch's linear-algebra names outside ``torch.linalg`` (issue 16): ``oneflow.lu``,
 ``lu_solve``, ``lu_unpack``, ``cholesky_solve``, ``cholesky_inverse``, ``triangular_solve``,
-``geqrf``, ``orgqr``, ``ormqr``, ``pinverse``, ``matrix_power``, ``matrix_exp`` and their Tensor
+``geqrf``, ``orgqr``, ``ormqr``, ``pinverse``, ``matrix_power``, ``matrix_exp``, ``lobpcg`` and their Tensor
 methods, each a thin mapping onto the ``oneflow.linalg`` implementations."""
 
 from __future__ import annotations
 
 import oneflow
 from oneflow import return_types
-from oneflow._linalg_functions import matrix_exp, matrix_power, pinverse
+from oneflow._linalg_functions import lobpcg, matrix_exp, matrix_power, pinverse
 from oneflow._linalg_householder import geqrf, orgqr, ormqr, triangular_solve
 from oneflow._linalg_lu import cholesky_inverse, cholesky_solve, lu_unpack
 
@@ -31,7 +31,7 @@ FUNCTIONS = {
     "lu": lu, "lu_solve": lu_solve, "lu_unpack": lu_unpack, "cholesky_solve": cholesky_solve,
     "cholesky_inverse": cholesky_inverse, "triangular_solve": triangular_solve, "geqrf": geqrf,
     "orgqr": orgqr, "ormqr": ormqr, "pinverse": pinverse, "matrix_power": matrix_power,
-    "matrix_exp": matrix_exp,
+    "matrix_exp": matrix_exp, "lobpcg": lobpcg,
 }  # fmt: skip
 
 METHODS = (

@@ -294,3 +294,22 @@ NEW_NAMES = (
 def test_names_exist():
     for name in NEW_NAMES:
         assert callable(getattr(flow.linalg, name)) and name in flow.linalg.__all__
+
+
+@pytest.mark.parametrize("kwargs", [{"k": 2}, {"k": 2, "largest": False}, {"k": 3, "B": True}])
+def test_lobpcg(kwargs):
+    A = rand(9, 9)
+    A = A @ A.T + torch.eye(9, dtype=A.dtype)
+    B = rand(9, 9, seed=9)
+    B = B @ B.T + 9 * torch.eye(9, dtype=A.dtype)
+    theirs_kw = {**kwargs, "B": B} if "B" in kwargs else kwargs
+    ours_kw = {**kwargs, "B": ours(B)} if "B" in kwargs else kwargs
+    At, Ao = A.clone().requires_grad_(), ours(A).requires_grad_()
+    (E, X), (e, x) = torch.lobpcg(At, **theirs_kw), flow.lobpcg(Ao, **ours_kw)
+    assert_close(e, E, 1e-9)
+    assert_close(x.abs(), X.abs(), 1e-5)  # PyTorch's iteration stops at its tolerance; signs are free
+    if "B" not in kwargs:  # PyTorch has no derivative with B yet
+        E.sum().backward()
+        e.sum().backward()
+        assert_close(Ao.grad, At.grad, 1e-5)
+    assert "smaller than 3 x" in raises_like_torch(lambda m: m.lobpcg(m.eye(9), k=4))
