@@ -191,6 +191,8 @@ def register_post_accumulate_grad_hook(self, hook):
             autograd._queue_callback(fire)
 
     self.register_hook(on_gradient)
+    # Tensor.backward(inputs=...) accumulates in Python and calls these itself.
+    self._post_accumulate_grad_hooks = [*getattr(self, "_post_accumulate_grad_hooks", ()), fire]
     return _RemovableHandle(holder)
 
 

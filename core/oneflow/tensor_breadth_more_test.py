@@ -106,10 +106,11 @@ def test_post_accumulate_grad_hook():
         (x * 2).sum().backward()
         (x * 3).sum().backward()
         m.autograd.grad((x * 4).sum(), x)  # accumulates nothing: no call
+        (x * 1).sum().backward(inputs=[x])
         handle.remove()
         (x * 3).sum().backward()
-        assert x.grad.tolist() == [8.0, 8.0]
-    assert seen["oneflow"] == seen["torch"] == [[2.0, 2.0], [5.0, 5.0]]
+        assert x.grad.tolist() == [9.0, 9.0]
+    assert seen["oneflow"] == seen["torch"] == [[2.0, 2.0], [5.0, 5.0], [6.0, 6.0]]
     raises_like_torch(lambda m: m.ones(2).register_post_accumulate_grad_hook(lambda p: None))
     raises_like_torch(lambda m: (m.ones(2, requires_grad=True) * 1).register_post_accumulate_grad_hook(lambda p: None))
 
