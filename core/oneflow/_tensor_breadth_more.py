@@ -101,25 +101,29 @@ def detach_(self):
     )
 
 
+_UNSET = object()
+
+
 def _grad_dtype_set(self, dtype) -> None:
     if not self.is_leaf:
         raise RuntimeError("grad_dtype can only be set on leaf tensors.")
     if dtype is not None and not isinstance(dtype, _flow.dtype):
-        raise TypeError(f"grad_dtype must be a dtype or None, got {type(dtype).__name__}")
+        raise RuntimeError(f"grad_dtype must be a oneflow.dtype or None, but got {type(dtype).__name__}")
     previous = getattr(self, "_grad_dtype_hook", None)
     if previous is not None:
         previous.remove()
         self._grad_dtype_hook = None
-    self._grad_dtype = self.dtype if dtype is None else dtype
+    self._grad_dtype = dtype  # None: gradients of any dtype are accumulated as they come
     if dtype is not None and dtype != self.dtype and self.requires_grad:
         self._grad_dtype_hook = self.register_hook(lambda g: g.to(dtype))
 
 
 def _grad_dtype_property():
     def getter(self):
-        return getattr(self, "_grad_dtype", None) or self.dtype
+        value = getattr(self, "_grad_dtype", _UNSET)
+        return self.dtype if value is _UNSET else value
 
-    return property(getter, _grad_dtype_set, doc="The dtype the gradient accumulated into ``.grad`` has.")
+    return property(getter, _grad_dtype_set, doc="The dtype of the gradient accumulated into ``.grad``.")
 
 
 def is_set_to(self, tensor) -> bool:

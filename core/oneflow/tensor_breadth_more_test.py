@@ -41,7 +41,10 @@ def test_layout_name_grad_dtype():
     a.grad_dtype = flow.float64
     (a * 2).sum().backward()
     assert a.grad.dtype == flow.float64 and a.grad_dtype == flow.float64
+    a.grad_dtype = None
+    assert a.grad_dtype is None
     raises_like_torch(lambda m: setattr(m.ones(2, requires_grad=True) * 2, "grad_dtype", m.float64))
+    assert "dtype or None" in raises_like_torch(lambda m: setattr(m.ones(2), "grad_dtype", 3))
 
 
 def test_is_set_to_and_set_():
