@@ -161,8 +161,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     driver = "gelsy" if driver is None else driver
     if driver not in _LSTSQ_DRIVERS:
         raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    vector = B.dim() == A.dim() - 1
-    if not vector and B.dim() != A.dim():
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    if B.dim() > A.dim() or A.dim() - B.dim() > 1:
         raise RuntimeError(
             f"{name}: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1"
         )

@@ -115,10 +115,17 @@ def ormqr(input, tau, other, left: bool = True, transpose: bool = False):
     name = "torch.ormqr"
     _check_reflectors(name, input, tau)
     _check_float_matrix(name, other, "other")
+    if other.dim() != input.dim():
+        raise RuntimeError(
+            f"{name}: Expected other to have the same number of dimensions as input, but got "
+            f"other.ndim equal to {other.dim()} and input.ndim is equal to {input.dim()}"
+        )
+    which = "other.shape[-2]" if left else "other.shape[-1]"
     size = other.shape[-2] if left else other.shape[-1]
     if input.shape[-2] != size:
-        which = "other.shape[-2]" if left else "other.shape[-1]"
-        raise RuntimeError(f"{name}: input.shape[-2] must be equal to {which}, got {input.shape[-2]} and {size}")
+        raise RuntimeError(f"{name}: {which} must be equal to input.shape[-2]")
+    if tau.shape[-1] != min(size, input.shape[-1]):
+        raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min({which}, input.shape[-1])")
     if other.dtype != input.dtype:
         raise RuntimeError(f"{name}: other dtype {other.dtype} does not match input dtype {input.dtype}")
     order = list(range(tau.shape[-1]))

@@ -313,3 +313,32 @@ def test_lobpcg(kwargs):
         e.sum().backward()
         assert_close(Ao.grad, At.grad, 1e-5)
     assert "smaller than 3 x" in raises_like_torch(lambda m: m.lobpcg(m.eye(9), k=4))
+
+
+def test_broadcasting_and_edge_shapes():
+    A, B = rand(2, 5, 3), rand(1, 5, 2, seed=10)
+    for driver in ("gelsy", "gelsd"):
+        check(lambda a, b: tuple(flow.linalg.lstsq(a, b, driver=driver)),
+              lambda a, b: tuple(torch.linalg.lstsq(a, b, driver=driver)), A, B, grad=False)  # fmt: skip
+    v = rand(2, 5, seed=11)  # a batch of vectors
+    check(lambda a, b: tuple(flow.linalg.lstsq(a, b)), lambda a, b: tuple(torch.linalg.lstsq(a, b)), A, v, grad=False)
+    S = rand(3, 4, 4, seed=12)
+    check(lambda a, b: tuple(flow.linalg.solve_ex(a, b, left=False)),
+          lambda a, b: tuple(torch.linalg.solve_ex(a, b, left=False)), S, rand(3, 2, 4, seed=13))  # fmt: skip
+    LU, piv = torch.linalg.lu_factor(S[0])
+    check(lambda lu, p, b: flow.linalg.lu_solve(lu, p, b), lambda lu, p, b: torch.linalg.lu_solve(lu, p, b),
+          LU, piv, rand(3, 4, 2, seed=14))  # fmt: skip
+    atol = torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64)
+    check(lambda s, t: flow.linalg.matrix_rank(s, atol=t), lambda s, t: torch.linalg.matrix_rank(s, atol=t), S, atol,
+          grad=False)  # fmt: skip
+    check(
+        lambda a: tuple(flow.linalg.lu(a)), lambda a: tuple(torch.linalg.lu(a)), torch.zeros(1, 1, dtype=torch.float64)
+    )
+    M = torch.tensor([[4.0, 2, 0], [2, 1, 0], [0, 0, 1]], dtype=torch.float64)
+    # Only info: what LAPACK leaves past the failing pivot is its own.
+    check(lambda a: flow.linalg.cholesky_ex(a, upper=True).info,
+          lambda a: torch.linalg.cholesky_ex(a, upper=True).info, M, grad=False)  # fmt: skip
+    check(lambda a, t, c: flow.ormqr(a, t, c), lambda a, t, c: torch.ormqr(a, t, c), A, rand(2, 3, seed=15),
+          rand(2, 5, 2, seed=16))  # fmt: skip
+    for args in (((5, 3), (2,), (5, 2)), ((5, 3), (3,), (4, 2)), ((2, 5, 3), (2, 3), (5, 2))):
+        raises_like_torch(lambda m: m.ormqr(*(m.ones(*s) for s in args)))
