@@ -40,32 +40,35 @@ def _first_failure(info):
 
 
 def _lu_steps(A):
-    """(LU, pivots as int64 0-based, info) of Gaussian elimination with partial pivoting."""
+    """(LU, pivots as int64 0-based, info) of Gaussian elimination with partial pivoting.
+
+    Step j only touches rows j.. (``W``, all columns: a row swap moves its L part too); row j is
+    final after it, so the finished rows are set aside and joined at the end."""
     m, n = A.shape[-2], A.shape[-1]
     batch = tuple(A.shape[:-2])
     k = min(m, n)
-    rows = oneflow.arange(m, device=A.device)
-    cols = oneflow.arange(n, device=A.device)
     info = oneflow.zeros(batch, dtype=oneflow.int32, device=A.device)
-    pivots = []
+    pivots, done = [], []
+    W = A
     for j in range(k):
-        p = A[..., j:, j].abs().argmax(-1) + j  # LAPACK takes the first largest magnitude
-        pivots.append(p)
+        rows = oneflow.arange(m - j, device=A.device)
+        p = W[..., :, j].abs().argmax(-1)  # LAPACK takes the first largest magnitude
+        pivots.append(p + j)
         pc = p.unsqueeze(-1)
-        order = oneflow.where(rows == j, pc, oneflow.where(rows == pc, oneflow.full_like(pc, j), rows))
-        A = oneflow.gather(A, -2, order.unsqueeze(-1).expand(*batch, m, n))
-        d = A[..., j, j]
+        order = oneflow.where(rows == 0, pc, oneflow.where(rows == pc, oneflow.zeros_like(pc), rows))
+        W = oneflow.gather(W, -2, order.unsqueeze(-1).expand(*batch, m - j, n))
+        d = W[..., 0, j]
         zero = d == 0
         info = oneflow.where((info == 0) & zero, oneflow.full_like(info, j + 1), info)
-        below = rows > j
+        top, rest = W[..., :1, :], W[..., 1:, :]
         # A zero pivot has a zero column below it (it is the largest): LAPACK leaves it unscaled.
-        f = A[..., :, j] / oneflow.where(zero, oneflow.ones_like(d), d).unsqueeze(-1)
-        f = oneflow.where(below, f, oneflow.zeros_like(f))
-        u = oneflow.where(cols > j, A[..., j, :], oneflow.zeros_like(A[..., j, :]))
-        A = A - f.unsqueeze(-1) * u.unsqueeze(-2)
-        A = oneflow.where(below.unsqueeze(-1) & (cols == j), f.unsqueeze(-1), A)
+        f = rest[..., :, j : j + 1] / oneflow.where(zero, oneflow.ones_like(d), d).unsqueeze(-1).unsqueeze(-1)
+        trailing = rest[..., :, j + 1 :] - f * top[..., :, j + 1 :]
+        done.append(top)
+        W = oneflow.cat([rest[..., :, :j], f, trailing], -1)
+    LU = oneflow.cat([*done, W], -2) if done else A
     piv = oneflow.stack(pivots, -1) if pivots else oneflow.zeros((*batch, 0), dtype=oneflow.int64, device=A.device)
-    return A, piv, info
+    return LU, piv, info
 
 
 def _check_pivot(name: str, pivot: bool) -> None:
