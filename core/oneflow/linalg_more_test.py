@@ -345,3 +345,12 @@ def test_broadcasting_and_edge_shapes():
           rand(2, 5, 2, seed=16))  # fmt: skip
     for args in (((5, 3), (2,), (5, 2)), ((5, 3), (3,), (4, 2)), ((2, 5, 3), (2, 3), (5, 2))):
         raises_like_torch(lambda m: m.ormqr(*(m.ones(*s) for s in args)))
+
+
+def test_linalg_errors_on_singular_input():
+    for fn in (lambda m: m.linalg.tensorinv(m.zeros(4, 2, 2), ind=1),
+               lambda m: m.linalg.matrix_power(m.zeros(3, 3), -1),
+               lambda m: m.linalg.tensorsolve(m.zeros(2, 3, 6), m.ones(2, 3))):  # fmt: skip
+        raises_like_torch(fn)
+        with pytest.raises(flow.linalg.LinAlgError):
+            fn(flow)
