@@ -172,6 +172,16 @@ from oneflow import _tensor_breadth
 
 _tensor_breadth.install()
 
+# The linear-algebra names outside oneflow.linalg (lu, lu_solve, geqrf, ...) and their methods.
+from oneflow import _linalg_torch_names
+
+_torch_breadth_names += _linalg_torch_names.install(globals())
+
+# Storages, layout, in-place metadata changes and the autograd extras (Tensor.storage(), ...).
+from oneflow import _tensor_breadth_more
+
+_torch_breadth_names += _tensor_breadth_more.install(globals())
+
 
 # Global Tensor names (oneflow.placement, oneflow.env, ...) come from a plugin, the
 # oneflow-distributed package, which declares them (see oneflow._plugin); it is imported on first

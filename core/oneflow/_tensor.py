@@ -331,6 +331,8 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
         grads = oneflow.autograd.grad(self, inputs, gradient, retain_graph, create_graph)
         for t, g in zip((inputs,) if isinstance(inputs, Tensor) else inputs, grads):
             t.grad = g if t.grad is None else t.grad + g
+            for fire in getattr(t, "_post_accumulate_grad_hooks", ()):  # register_post_accumulate_grad_hook
+                fire()
         return
     oneflow.autograd.backward(self, gradient, retain_graph, create_graph)
 

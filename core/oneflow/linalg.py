@@ -3,7 +3,9 @@
 Inverses, determinants and solves factor with LU and partial pivoting,
 ``qr`` with Householder reflections, ``svd`` with one-sided Jacobi and ``eigh``
 with cyclic Jacobi, all batched over leading dims (float32 and float64; float32
-is computed in float64 and rounded once). The ops live in
+is computed in float64 and rounded once). The LU family, ``lstsq``, ``pinv``,
+``matrix_exp`` and the Householder products compose these in Python
+(``_linalg_lu``, ``_linalg_functions``, ``_linalg_householder``, ``_linalg_ldl``). The ops live in
 ``ops/defs/linalg_more.cc``; these functions map PyTorch's arguments onto them
 and raise :class:`LinAlgError` (a ``RuntimeError``) where PyTorch does: for a
 singular matrix in ``inv``/``solve`` and a matrix that is not positive-definite
@@ -21,21 +23,43 @@ from oneflow import _C, return_types
 __all__ = [
     "LinAlgError",
     "cholesky",
+    "cholesky_ex",
+    "cond",
     "cross",
     "det",
     "diagonal",
     "eigh",
     "eigvalsh",
+    "householder_product",
     "inv",
+    "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
+    "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "multi_dot",
     "norm",
+    "pinv",
     "qr",
     "slogdet",
     "solve",
+    "solve_ex",
     "solve_triangular",
     "svd",
     "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
+    "vecdot",
     "vector_norm",
 ]
 
@@ -89,8 +113,9 @@ def solve(A, B, *, left: builtins.bool = True) -> oneflow.Tensor:
     return _C.ops._linalg_solve(A, B, left=left)
 
 
-def solve_triangular(A, B, *, upper: builtins.bool, left: builtins.bool = True,
-                     unitriangular: builtins.bool = False) -> oneflow.Tensor:
+def solve_triangular(
+    A, B, *, upper: builtins.bool, left: builtins.bool = True, unitriangular: builtins.bool = False
+) -> oneflow.Tensor:
     """The solution X of ``A X = B`` for triangular ``A`` (only its ``upper`` or lower
     triangle is read; its diagonal is taken as ones with ``unitriangular``)."""
     return _C.ops._linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
@@ -161,3 +186,31 @@ def diagonal(A, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> oneflow.T
 def matmul(input, other) -> oneflow.Tensor:
     """``oneflow.matmul``."""
     return _C.ops.matmul(input, other)
+
+
+# The factorizations and matrix functions composed in Python (issue 16); imported last, since they
+# call the functions above through ``oneflow.linalg``.
+from oneflow._linalg_functions import (  # noqa: E402
+    cond,
+    lstsq,
+    matrix_exp,
+    matrix_power,
+    matrix_rank,
+    multi_dot,
+    pinv,
+    tensorinv,
+    tensorsolve,
+    vander,
+    vecdot,
+)
+from oneflow._linalg_householder import householder_product  # noqa: E402
+from oneflow._linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve  # noqa: E402
+from oneflow._linalg_lu import (  # noqa: E402
+    cholesky_ex,
+    inv_ex,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    solve_ex,
+)
