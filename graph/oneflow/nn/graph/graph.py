@@ -123,6 +123,7 @@ class Graph:
         object.__setattr__(self, "_plans", {})
         object.__setattr__(self, "_debug_level", -1)
         object.__setattr__(self, "_optimizers", [])  # [(optimizer, lr scheduler or None)]
+        object.__setattr__(self, "_train_step", 0)
         object.__setattr__(self, "config", GraphConfig())
 
     # -- modules --
@@ -169,20 +170,20 @@ class Graph:
         return (p for _, p in self.named_parameters())
 
     def state_dict(self) -> dict:
-        """The modules' state, keyed ``<module>.<name>``."""
-        out = OrderedDict()
-        for name, proxy in self._modules.items():
-            for key, value in proxy.origin.state_dict().items():
-                out[f"{name}.{key}"] = value
-        return out
+        """OneFlow's layout: ``{<module>: its state_dict()}``, and for a training graph the step
+        count (``"System-Train-TrainStep"``) and the optimizers' state (see
+        :mod:`oneflow.nn.graph.state`); ``load_state_dict`` of it resumes bit for bit."""
+        from oneflow.nn.graph import state
+
+        return state.state_dict(self)
 
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> None:
+        """Loads what :meth:`state_dict` gave; must come before the first call."""
         if self.is_compiled:
             raise RuntimeError(f"nn.Graph {self._name}: load_state_dict() must come before the first call")
-        for name, proxy in self._modules.items():
-            prefix = name + "."
-            own = {k[len(prefix) :]: v for k, v in state_dict.items() if k.startswith(prefix)}
-            proxy.origin.load_state_dict(own, strict=strict)
+        from oneflow.nn.graph import state
+
+        state.load_state_dict(self, state_dict, strict)
 
     # -- building --
     def build(self, *args, **kwargs):
@@ -218,6 +219,7 @@ class Graph:
             if sch is not None:
                 sch.step()
             opt.zero_grad(set_to_none=True)
+        object.__setattr__(self, "_train_step", self._train_step + 1)
 
     def set_grad_scaler(self, grad_scaler=None) -> None:
         raise NotImplementedError("nn.Graph: set_grad_scaler needs training graphs, which are not built yet")
