@@ -250,6 +250,14 @@ TensorList Plan::Run(const TensorList& inputs) const {
   return out;
 }
 
+void Plan::SetArg(size_t node, size_t arg, Value value) {
+  OF_CHECK(node < nodes_.size() && arg < nodes_[node].args.size() &&
+               nodes_[node].tensor_ids[arg].empty() && !value.is_tensor() &&
+               !value.is_tensor_list(),
+           ValueError, "nn.Graph: no non-tensor argument ", arg, " at node ", node);
+  nodes_[node].args[arg] = std::move(value);
+}
+
 std::string Plan::ToString() const {
   std::ostringstream os;
   os << "graph(";

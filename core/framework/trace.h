@@ -48,6 +48,9 @@ class Plan {
   const std::vector<int>& inputs() const { return inputs_; }
   const std::vector<int>& outputs() const { return outputs_; }
   const std::vector<std::pair<int, TensorImplPtr>>& constants() const { return constants_; }
+  // Replaces a non-tensor argument of node `node` (a learning rate that a
+  // scheduler changes between runs).
+  void SetArg(size_t node, size_t arg, Value value);
   // One line per node: "%3 = add(%1, %2, 1)".
   std::string ToString() const;
 
@@ -83,6 +86,7 @@ class Trace {
   // Dispatch's side: whether a call at this point is recorded (not inside a
   // recorded op's own kernel), and the recording itself.
   bool recording() const { return depth_ == 0; }
+  size_t num_nodes() const { return plan_->nodes_.size(); }
   void Enter() { ++depth_; }
   void Leave() { --depth_; }
   void Record(const OpDef& op, const std::vector<Value>& args, const TensorList& outputs);

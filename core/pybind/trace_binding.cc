@@ -111,6 +111,11 @@ void BindTrace(py::module_& m) {
         "Stops recording; returns the plan computing `outputs` from the inputs.");
   m.def("_trace_abort", &Trace::Abort);
   m.def("_trace_active", [] { return Trace::Active() != nullptr; });
+  m.def("_trace_num_nodes", [] {
+    Trace* trace = Trace::Active();
+    OF_CHECK(trace != nullptr, RuntimeError, "nn.Graph: no trace is active");
+    return trace->num_nodes();
+  });
 
   py::class_<Plan, std::shared_ptr<Plan>>(m, "_GraphPlan")
       .def("run", &Plan::Run, py::arg("inputs"),
@@ -126,6 +131,11 @@ void BindTrace(py::module_& m) {
                                return names;
                              })
       .def("__str__", &Plan::ToString)
+      .def(
+          "set_float_arg",
+          [](Plan& p, size_t node, size_t arg, double value) { p.SetArg(node, arg, Value(value)); },
+          py::arg("node"), py::arg("arg"), py::arg("value"),
+          "Replaces a float argument of a node (a learning rate).")
       .def("export", &ExportPlan,
            "The plan as Python data: (nodes, num_values, inputs, outputs, constants), each node "
            "(op, args, tensor_ids, outputs) with tensor arguments as None and numbers given for a "

@@ -22,6 +22,7 @@ from collections import OrderedDict
 
 import oneflow
 from oneflow import _C
+from oneflow.nn.graph import optimizer_in_plan as in_plan
 from oneflow.nn.graph.proxy import GraphModule
 
 __all__ = ["Graph", "GraphConfig"]
@@ -211,14 +212,21 @@ class Graph:
                         params.append(p)
         return params
 
-    def _step(self) -> None:
-        for opt, sch in self._optimizers:
+    def _step(self, advance: bool = True) -> None:
+        """The optimizers' step on the gradients in ``.grad`` (then the schedulers, unless
+        ``advance`` is False: the step is being traced, and the schedulers follow the trace)."""
+        for opt, _ in self._optimizers:
             if any(g.get("clip_grad_max_norm") is not None for g in opt.param_groups):
                 opt.clip_grad()
             opt.step()
+            opt.zero_grad(set_to_none=True)
+        if advance:
+            self._after_step()
+
+    def _after_step(self) -> None:
+        for _, sch in self._optimizers:
             if sch is not None:
                 sch.step()
-            opt.zero_grad(set_to_none=True)
         object.__setattr__(self, "_train_step", self._train_step + 1)
 
     def set_grad_scaler(self, grad_scaler=None) -> None:
@@ -246,19 +254,35 @@ class Graph:
         key = _signature(spec, tensors)
         entry = self._plans.get(key)
         if entry is None:
-            return self._compile(key, tensors, args, kwargs)
-        plan, out_spec, grad_params = entry[:3]
-        results = plan.run(tensors)
-        n = len(results) - len(grad_params)
-        if grad_params:
-            for p, g in zip(grad_params, results[n:]):
+            return self._compile(key, tensors, args, kwargs, with_step=False)
+        if entry.step_in_plan is None and self.training:
+            # The second call: the optimizer state exists; trace again with the step if it fuses.
+            if in_plan.expects_fused_step(self._optimizers):
+                return self._compile(key, tensors, args, kwargs, with_step=True)
+            entry.step_in_plan = False
+        if entry.step_in_plan and entry.hyperparameters != in_plan.hyperparameters(self._optimizers):
+            # A hyperparameter the plan baked in changed: step eagerly from now on.
+            out = self._compile(key, tensors, args, kwargs, with_step=False)
+            self._plans[key].step_in_plan = False
+            return out
+        if entry.step_in_plan:
+            for node, arg, group in entry.lr_slots:
+                entry.plan.set_float_arg(node, arg, float(group["lr"]))
+            results = entry.plan.run(tensors)
+            self._after_step()
+            return _unflatten(entry.out_spec, results)
+        results = entry.plan.run(tensors)
+        n = len(results) - len(entry.grad_params)
+        if entry.grad_params:
+            for p, g in zip(entry.grad_params, results[n:]):
                 p.grad = g
             self._step()
-        return _unflatten(out_spec, results[:n])
+        return _unflatten(entry.out_spec, results[:n])
 
-    def _compile(self, key, tensors, args, kwargs):
+    def _compile(self, key, tensors, args, kwargs, with_step: bool):
         if self._debug_level >= 0:
-            print(f"(GRAPH:{self._name}) compiling for inputs {[tuple(t.shape) for t in tensors]}", flush=True)
+            what = " with the optimizer step" if with_step else ""
+            print(f"(GRAPH:{self._name}) compiling{what} for inputs {[tuple(t.shape) for t in tensors]}", flush=True)
         stack: list = []
         names = {id(m): f"{self._name}.{path}" for proxy in self._modules.values() for path, m in _named(proxy)}
 
@@ -279,6 +303,7 @@ class Graph:
         for p in params:
             p.grad = None  # the trace must see the gradients start from nothing
         _C._trace_begin()
+        first_step_node = -1
         try:
             for t in tensors:
                 _C._trace_input(t)
@@ -287,7 +312,12 @@ class Graph:
             out_tensors: list = []
             out_spec = _flatten(out, out_tensors, {})
             grad_params = [p for p in params if p.grad is not None]
-            plan = _C._trace_end(out_tensors + [p.grad for p in grad_params])
+            if with_step:
+                first_step_node = in_plan.current_node_count()
+                self._step(advance=False)
+                plan = _C._trace_end(out_tensors)
+            else:
+                plan = _C._trace_end(out_tensors + [p.grad for p in grad_params])
         except Exception as e:
             _C._trace_abort()
             where = stack[-1] if stack else f"{self._name}.build"
@@ -296,10 +326,24 @@ class Graph:
         finally:
             for h in hooks:
                 h.remove()
-        meta = [_tensor_meta(t) for t in tensors]
-        self._plans[key] = (plan, out_spec, grad_params, meta, [_tensor_meta(t) for t in out_tensors])
-        if grad_params:
+        entry = _Compiled(
+            plan, out_spec, grad_params, [_tensor_meta(t) for t in tensors], [_tensor_meta(t) for t in out_tensors]
+        )
+        if with_step:
+            slots = in_plan.lr_slots(plan, first_step_node, self._optimizers)
+            if slots is None:  # the step did not fuse: it ran (at trace time); keep stepping eagerly
+                previous = self._plans[key]
+                previous.step_in_plan = False
+                entry = previous
+            else:
+                entry.step_in_plan, entry.lr_slots = True, slots
+                entry.hyperparameters = in_plan.hyperparameters(self._optimizers)
+            self._after_step()
+        elif grad_params:
             self._step()
+        elif not self.training:
+            entry.step_in_plan = False
+        self._plans[key] = entry
         out = _unflatten(out_spec, [t.detach() for t in out_tensors])
         if self._debug_level >= 0:
             print(f"(GRAPH:{self._name}) compiled: {plan.num_nodes} ops, {plan.num_constants} constants", flush=True)
@@ -317,10 +361,24 @@ class Graph:
         lines = [f"(GRAPH:{self._name}:{type(self).__name__}): ("]
         for proxy in self._modules.values():
             lines.append("  " + repr(proxy).replace("\n", "\n  "))
-        for (_, meta), (plan, *_) in itertools.islice(self._plans.items(), 4):
+        for (_, meta), entry in itertools.islice(self._plans.items(), 4):
+            plan = entry.plan
             lines.append(f"  (COMPILED for {[m[0] for m in meta]}): " + str(plan).replace("\n", "\n  "))
         lines.append(")")
         return "\n".join(lines)
+
+
+class _Compiled:
+    """One input signature's plan, with what a call needs around it."""
+
+    def __init__(self, plan, out_spec, grad_params, in_meta, out_meta) -> None:
+        self.plan, self.out_spec, self.grad_params = plan, out_spec, grad_params
+        self.in_meta, self.out_meta = in_meta, out_meta
+        # None: not tried yet (training graphs try on their second call); True: the optimizer
+        # step is in the plan, its learning rates set through lr_slots.
+        self.step_in_plan = None
+        self.lr_slots: list = []
+        self.hyperparameters: list = []
 
 
 def _tensor_meta(t) -> dict:

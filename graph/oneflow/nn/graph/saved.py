@@ -113,7 +113,7 @@ def save(graph, path) -> None:
             "holds one (save a graph called with one signature)"
         )
     (((in_spec, _), entry),) = graph._plans.items()
-    plan, out_spec, _, in_meta, out_meta = entry
+    plan, out_spec, in_meta, out_meta = entry.plan, entry.out_spec, entry.in_meta, entry.out_meta
     nodes, num_values, inputs, outputs, constants = plan.export()
     doc = {
         "format": FORMAT,
