@@ -6,7 +6,6 @@ recurrence elsewhere."""
 
 from __future__ import annotations
 
-
 import oneflow as _flow
 from oneflow.special._common import where
 
@@ -120,4 +119,3 @@ POLYNOMIALS = {
     "laguerre_polynomial_l": (laguerre_l, False),
     "legendre_polynomial_p": (legendre_p, False),
 }
-
