@@ -254,7 +254,14 @@ def _spherical_j0(x):
     small = _flow.abs(x) < 0.5
     xs = _flow.where(small, x, _flow.zeros_like(x))
     x2 = xs * xs
-    series = 1 + x2 * (-1 / 6 + x2 * (1 / 120 + x2 * (-1 / 5040 + x2 * (1 / 362880 + x2 * (-1 / 39916800)))))
+    series = 1 + x2 * (
+        -1 / 6
+        + x2
+        * (
+            1 / 120
+            + x2 * (-1 / 5040 + x2 * (1 / 362880 + x2 * (-1 / 39916800 + x2 * (1 / 6227020800 - x2 / 1307674368000))))
+        )
+    )
     xl = _flow.where(small, _flow.ones_like(x), x)
     out = _flow.where(small, series, _flow.sin(xl) / xl)
     return _flow.where(_flow.isinf(x), _flow.zeros_like(x), out)

@@ -65,9 +65,9 @@ def _modified_i(x, nu: int, scaled: bool):
         series = series * _flow.exp(-ax_small)
         large = _i_scaled_asymptotic(ax_large, nu)
     else:
-        # e^x split in two factors so that the product overflows only where I does.
-        half = _flow.exp(ax_large / 2)
-        large = _i_scaled_asymptotic(ax_large, nu) * half * half
+        # e^x overflows past x = 709.78 though I itself is finite up to ~713; PyTorch's i0 and
+        # i1 also give inf there.
+        large = _i_scaled_asymptotic(ax_large, nu) * _flow.exp(ax_large)
     out = where(small, series, large)
     if nu == 1:
         out = where(x < 0, -out, out)
