@@ -194,9 +194,9 @@ def test_gradients(name):
         assert fy.dtype == fx.dtype
         (fy * fy).sum().backward()
         (ty * ty).sum().backward()
-        tol = 1e-9 if dtype == "float64" else 1e-4
-        np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=tol, atol=tol * 1e-6)
-        np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=tol, atol=tol)
+        tol, atol = (1e-9, 1e-15) if dtype == "float64" else (1e-4, 1e-6)
+        np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=tol, atol=atol)
+        np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=tol, atol=atol)
 
 
 def test_binary_gradients():
