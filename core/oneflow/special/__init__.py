@@ -105,7 +105,10 @@ def log_softmax(input, dim, *, dtype=None):
 def round(input, *, decimals=0):
     """Rounds half to even, to ``decimals`` decimal places."""
     _check_tensor("round", "input", input)
-    return _flow.round(input, decimals=decimals) if decimals else _flow.round(input)
+    if not decimals:
+        return _flow.round(input)
+    scale = 10.0 ** abs(decimals)
+    return _flow.round(input * scale) / scale if decimals > 0 else _flow.round(input / scale) * scale
 
 
 def sinc(input):
@@ -254,14 +257,11 @@ def _spherical_j0(x):
     small = _flow.abs(x) < 0.5
     xs = _flow.where(small, x, _flow.zeros_like(x))
     x2 = xs * xs
-    series = 1 + x2 * (
-        -1 / 6
-        + x2
-        * (
-            1 / 120
-            + x2 * (-1 / 5040 + x2 * (1 / 362880 + x2 * (-1 / 39916800 + x2 * (1 / 6227020800 - x2 / 1307674368000))))
-        )
-    )
+    # sin(x) / x = sum_k (-x^2)^k / (2k + 1)!
+    coefficients = [(-1) ** k / math.factorial(2 * k + 1) for k in range(9)]
+    series = _flow.full_like(x, coefficients[-1])
+    for c in reversed(coefficients[:-1]):
+        series = series * x2 + c
     xl = _flow.where(small, _flow.ones_like(x), x)
     out = _flow.where(small, series, _flow.sin(xl) / xl)
     return _flow.where(_flow.isinf(x), _flow.zeros_like(x), out)
