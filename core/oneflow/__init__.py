@@ -163,6 +163,12 @@ from oneflow import _tensor_breadth
 
 _tensor_breadth.install()
 
+# More of PyTorch's top level (issue 16): functional forms of Tensor methods, the gamma family,
+# sampling, constants and global switches; each name only where nothing above defines it.
+from oneflow import _torch_breadth_more
+
+_torch_breadth_more_names = _torch_breadth_more.install(globals())
+
 
 # Global Tensor names (oneflow.placement, oneflow.env, ...) come from a plugin, the
 # oneflow-distributed package, which declares them (see oneflow._plugin); it is imported on first
@@ -267,3 +273,4 @@ __all__.extend(n for n in _tensor_ops_all if n not in __all__)
 __all__.append("linalg")
 __all__.extend(n for n in (*_compat_all, *_oneflow_api_all, *_oneflow_ops_all) if n not in __all__)
 __all__.extend(n for n in _torch_breadth_names if n not in __all__)
+__all__.extend(n for n in _torch_breadth_more_names if n not in __all__)
