@@ -12,6 +12,7 @@ import math
 import numbers
 
 import oneflow as _flow
+from oneflow import return_types as _return_types
 from oneflow import special as _special
 
 _Tensor = _flow.Tensor
@@ -112,6 +113,96 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         idx = idx.clamp(max=ordered.numel() - 1)
         found = (ordered[idx] == elements.reshape(-1).to(ordered.dtype)).reshape(elements.shape)
     return ~found if invert else found
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of ``input`` with ``src`` written into the elements that
+    ``input.as_strided(size, stride, storage_offset)`` views."""
+    _check_tensor("as_strided_scatter", "input", input)
+    _check_tensor("as_strided_scatter", "src", src)
+    if tuple(src.shape) != tuple(size):
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+            f"slice size = {list(size)}"
+        )
+    out = input.contiguous().clone()
+    offset = 0 if storage_offset is None else storage_offset
+    _flow.as_strided(out, tuple(size), tuple(stride), offset).copy_(src)
+    return out
+
+
+def is_neg(input) -> bool:
+    """Whether ``input`` carries a lazy negation bit (never, for this package's tensors)."""
+    _check_tensor("is_neg", "input", input)
+    return False
+
+
+def resolve_neg(input):
+    """``input`` with any lazy negation applied: ``input`` itself here."""
+    _check_tensor("resolve_neg", "input", input)
+    return input
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+    """The ``D``-dimensional histogram of the points in the last dimension of ``input``.
+
+    ``bins`` is one count for all dimensions, a count per dimension, or the edges (a 1-D
+    increasing tensor) per dimension; ``range`` is ``(min_0, max_0, min_1, max_1, ...)``. Returns
+    ``(hist, bin_edges)``; the last bin of each dimension includes its right edge."""
+    _check_tensor("histogramdd", "input", input)
+    if input.dim() < 1:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 1 dimension")
+    d = input.shape[-1]
+    points = input.reshape(-1, d)
+    dtype = input.dtype
+    if isinstance(bins, int):
+        bins = [bins] * d
+    if len(bins) != d:
+        raise RuntimeError(
+            f"torch.histogramdd: expected {d} sequences of bin edges for each of the {d} dimensions of the input, "
+            f"but got {len(bins)}"
+        )
+    edges = []
+    for k, b in enumerate(bins):
+        if isinstance(b, _Tensor):
+            edges.append(b.to(dtype))
+            continue
+        if range is not None:
+            lo, hi = float(range[2 * k]), float(range[2 * k + 1])
+        elif points.shape[0]:
+            lo, hi = float(points[:, k].min()), float(points[:, k].max())
+        else:
+            lo, hi = 0.0, 0.0
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(_flow.linspace(lo, hi, int(b) + 1, dtype=dtype, device=input.device))
+    counts = [e.numel() - 1 for e in edges]
+    flat = _flow.zeros(points.shape[0], dtype=_flow.int64, device=input.device)
+    inside = _flow.ones(points.shape[0], dtype=_flow.bool, device=input.device)
+    for k, e in enumerate(edges):
+        x = points[:, k].contiguous()
+        idx = _flow.searchsorted(e.contiguous(), x, right=True) - 1
+        idx = _flow.where(x == e[-1], _flow.full_like(idx, counts[k] - 1), idx)
+        inside = inside & (x >= e[0]) & (x <= e[-1])
+        flat = flat * counts[k] + idx.clamp(0, counts[k] - 1)
+    w = (
+        _flow.ones(points.shape[0], dtype=dtype, device=input.device)
+        if weight is None
+        else weight.reshape(-1).to(dtype)
+    )
+    w = _flow.where(inside, w, _flow.zeros_like(w))
+    total = 1
+    for c in counts:
+        total *= c
+    hist = _flow.zeros(total, dtype=dtype, device=input.device).scatter_add(0, flat, w).reshape(counts)
+    if density:
+        volume = _flow.ones(counts, dtype=dtype, device=input.device)
+        for k, e in enumerate(edges):
+            shape = [1] * d
+            shape[k] = -1
+            volume = volume * (e[1:] - e[:-1]).reshape(shape)
+        hist = hist / (hist.sum() * volume)
+    return _return_types.make("histogramdd", ("hist", "bin_edges"), (hist, tuple(edges)))
 
 
 # ---- aten-style functional layers ---------------------------------------------------------------
@@ -513,7 +604,7 @@ FUNCTIONS = (
     "celu_", "selu_", "threshold_", "dropout_", "feature_dropout_", "channel_shuffle", "pdist",
     "hinge_embedding_loss", "poisson_nll_loss", "i0", "igamma", "igammac", "mvlgamma", "polygamma", "gradient",
     "cumulative_trapezoid", "matrix_exp", "pinverse", "nuclear_norm", "frobenius_norm", "multinomial", "poisson",
-    "binomial",
+    "binomial", "as_strided_scatter", "is_neg", "resolve_neg", "histogramdd",
 )  # fmt: skip
 
 
@@ -560,7 +651,7 @@ def install(namespace: dict) -> list:
     methods = {
         "i0": i0, "igamma": igamma, "igammac": igammac, "mvlgamma": mvlgamma, "polygamma": polygamma_method,
         "multinomial": multinomial, "pinverse": pinverse, "matrix_exp": matrix_exp,
-        "unsafe_split_with_sizes": unsafe_split_with_sizes,
+        "unsafe_split_with_sizes": unsafe_split_with_sizes, "as_strided_scatter": as_strided_scatter,
     }  # fmt: skip
     for name, fn in methods.items():
         if not hasattr(_Tensor, name):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import time
 
 import numpy as _np
 
@@ -41,6 +42,112 @@ strided = layout("strided")
 
 class OutOfMemoryError(RuntimeError):
     """Raised when a device runs out of memory."""
+
+
+class AcceleratorError(RuntimeError):
+    """Raised when an accelerator (GPU) reports an error."""
+
+
+class FatalError(Exception):
+    """Raised on an unrecoverable internal error."""
+
+
+# What this build has: LAPACK-style linear algebra (oneflow.linalg) and OpenMP threads, no MKL.
+has_lapack = True
+has_mkl = False
+has_openmp = True
+
+
+def _synchronize(device) -> None:
+    if device.type == "cuda":
+        _flow.cuda.synchronize(device)
+
+
+class Stream:
+    """An ordered queue of work on a device. Ops here run in order on each device, so a stream
+    is always idle once its work was issued: ``query`` is True, ``synchronize`` waits for the
+    device."""
+
+    def __init__(self, device=None, *, priority: int = 0, **kwargs):
+        self.device = _flow.device(device or "cpu")
+        self.priority = priority
+
+    @property
+    def device_type(self) -> str:
+        return self.device.type
+
+    @property
+    def device_index(self) -> int:
+        return -1 if self.device.index is None else self.device.index
+
+    @property
+    def stream_id(self) -> int:
+        return 0
+
+    def query(self) -> bool:
+        """Whether all work on the stream has finished."""
+        return True
+
+    def synchronize(self) -> None:
+        """Waits for the stream's work to finish."""
+        _synchronize(self.device)
+
+    def wait_event(self, event) -> None:
+        """Makes later work on this stream wait for ``event``."""
+        event.synchronize()
+
+    def wait_stream(self, stream) -> None:
+        """Makes later work on this stream wait for ``stream``'s current work."""
+        stream.synchronize()
+
+    def record_event(self, event=None):
+        """Records ``event`` (a new one if None) on the stream and returns it."""
+        event = event or Event(self.device)
+        event.record(self)
+        return event
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Stream) and other.device == self.device
+
+    def __hash__(self) -> int:
+        return hash((Stream, str(self.device)))
+
+    def __repr__(self) -> str:
+        return f"oneflow.Stream device_type={self.device_type}, device_index={self.device_index}, stream_id=0"
+
+
+class Event:
+    """A marker in a stream's work, for synchronization and timing (``elapsed_time`` in ms)."""
+
+    def __init__(self, device=None, *, enable_timing: bool = False, blocking: bool = False, interprocess=False):
+        self.device = _flow.device(device or "cpu")
+        self._enable_timing = enable_timing
+        self._time = None
+
+    def record(self, stream=None) -> None:
+        """Marks the point after the work issued so far."""
+        _synchronize(self.device)
+        self._time = time.perf_counter()
+
+    def query(self) -> bool:
+        """Whether the work before the event has finished."""
+        return True
+
+    def synchronize(self) -> None:
+        """Waits for the work before the event."""
+        _synchronize(self.device)
+
+    def wait(self, stream=None) -> None:
+        """Makes ``stream``'s later work wait for this event."""
+        self.synchronize()
+
+    def elapsed_time(self, end_event) -> float:
+        """Milliseconds between this event's and ``end_event``'s records."""
+        if not (self._enable_timing and end_event._enable_timing):
+            raise ValueError("Both events must be created with argument 'enable_timing=True'.")
+        if self._time is None or end_event._time is None:
+            raise ValueError("Both events must be recorded before calculating elapsed time.")
+        return (end_event._time - self._time) * 1000.0
 
 
 _SETTINGS = {
@@ -235,6 +342,7 @@ def get_device_module(device=None):
 
 
 PUBLIC = (
+    "AcceleratorError", "FatalError", "has_lapack", "has_mkl", "has_openmp", "Stream", "Event",
     "pi", "e", "inf", "nan", "newaxis", "layout", "strided", "OutOfMemoryError", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     "set_deterministic_debug_mode", "get_deterministic_debug_mode", "set_float32_matmul_precision",

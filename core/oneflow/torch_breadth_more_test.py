@@ -344,3 +344,43 @@ def test_bad_input():
         flow.mvlgamma(flow.tensor([3.0]), 0)
     with pytest.raises(TypeError, match="gradient"):
         flow.gradient([1.0, 2.0])
+
+
+def test_histogramdd():
+    points = RNG.normal(size=(50, 3))
+    f, t = _pair(points)
+    for kwargs in (
+        {"bins": 4},
+        {"bins": [2, 3, 4]},
+        {"bins": [3, 3, 3], "range": [-1.0, 1.0, -2.0, 2.0, 0.0, 1.0]},
+        {"bins": 3, "density": True},
+    ):
+        ours, ref = flow.histogramdd(f, **kwargs), torch.histogramdd(t, **kwargs)
+        _same(ours.hist, ref.hist)
+        _same(ours.bin_edges, ref.bin_edges)
+    w = RNG.uniform(size=50)
+    ours = flow.histogramdd(f, bins=2, weight=flow.tensor(w))
+    _same(ours.hist, torch.histogramdd(t, bins=2, weight=torch.tensor(w)).hist)
+    edges = [np.array([-3.0, 0.0, 3.0]), np.array([-1.0, 1.0]), np.array([-2.0, -1.0, 0.0, 2.0])]
+    ours = flow.histogramdd(f, bins=[flow.tensor(e) for e in edges])
+    _same(ours.hist, torch.histogramdd(t, bins=[torch.tensor(e) for e in edges]).hist)
+    with pytest.raises(RuntimeError, match="histogramdd"):
+        flow.histogramdd(f, bins=[2, 2])
+
+
+def test_strided_scatter_neg_and_streams():
+    base, src = RNG.normal(size=(3, 3)), RNG.normal(size=(2, 2))
+    fb, tb = _pair(base)
+    fs, ts = _pair(src)
+    _same(flow.as_strided_scatter(fb, fs, (2, 2), (3, 1), 1), torch.as_strided_scatter(tb, ts, (2, 2), (3, 1), 1))
+    _same(fb.as_strided_scatter(fs, (2, 2), (1, 3)), tb.as_strided_scatter(ts, (2, 2), (1, 3)))
+    assert flow.is_neg(fb) is False and flow.resolve_neg(fb) is fb
+    start, end = flow.Event(enable_timing=True), flow.Event(enable_timing=True)
+    stream = flow.Stream()
+    stream.record_event(start)
+    end.record()
+    assert end.query() and stream.query() and end.elapsed_time(start) <= 0 <= start.elapsed_time(end)
+    with pytest.raises(ValueError, match="enable_timing"):
+        flow.Event().elapsed_time(end)
+    assert issubclass(flow.AcceleratorError, RuntimeError)
+    assert flow.has_lapack and flow.has_openmp and not flow.has_mkl
