@@ -16,6 +16,7 @@ import time
 import numpy as _np
 
 import oneflow as _flow
+from oneflow.autograd.grad_mode import is_inference_mode_enabled  # noqa: F401 (re-exported)
 
 pi = math.pi
 e = math.e
@@ -342,7 +343,8 @@ def get_device_module(device=None):
 
 
 PUBLIC = (
-    "AcceleratorError", "FatalError", "has_lapack", "has_mkl", "has_openmp", "Stream", "Event",
+    "is_inference_mode_enabled", "AcceleratorError", "FatalError", "has_lapack", "has_mkl", "has_openmp",
+    "Stream", "Event",
     "pi", "e", "inf", "nan", "newaxis", "layout", "strided", "OutOfMemoryError", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     "set_deterministic_debug_mode", "get_deterministic_debug_mode", "set_float32_matmul_precision",

@@ -384,3 +384,13 @@ def test_strided_scatter_neg_and_streams():
         flow.Event().elapsed_time(end)
     assert issubclass(flow.AcceleratorError, RuntimeError)
     assert flow.has_lapack and flow.has_openmp and not flow.has_mkl
+
+
+def test_inference_mode_enabled():
+    assert flow.is_inference_mode_enabled() is False
+    with flow.inference_mode():
+        assert flow.is_inference_mode_enabled()
+        with flow.inference_mode(False):
+            assert not flow.is_inference_mode_enabled()
+        assert flow.is_inference_mode_enabled()
+    assert not flow.is_inference_mode_enabled()
