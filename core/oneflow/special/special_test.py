@@ -264,3 +264,16 @@ def test_bad_input():
         S.polygamma(1.5, flow.tensor([1.0]))
     with pytest.raises(TypeError, match="must be Tensor or Number"):
         S.xlog1py(flow.tensor([1.0]), "a")
+
+
+@pytest.mark.parametrize("name", ["i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "erfcx", "entr"])
+def test_second_derivatives(name):
+    v = {"ndtri": np.array([0.1, 0.4, 0.9]), "entr": np.array([0.3, 1.5, 4.0])}.get(
+        name, np.array([0.3, 1.5, -2.0, 7.0])
+    )
+    fx, tx = flow.tensor(v, requires_grad=True), torch.tensor(v, requires_grad=True)
+    (g,) = flow.autograd.grad(getattr(S, name)(fx).sum(), fx, create_graph=True)
+    (g2,) = flow.autograd.grad(g.sum(), fx)
+    (h,) = torch.autograd.grad(getattr(TS, name)(tx).sum(), tx, create_graph=True)
+    (h2,) = torch.autograd.grad(h.sum(), tx)
+    np.testing.assert_allclose(g2.numpy(), h2.numpy(), rtol=1e-10, atol=1e-12)
