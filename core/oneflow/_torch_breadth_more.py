@@ -301,6 +301,75 @@ def poisson_nll_loss(input, target, log_input: bool, full: bool, eps: float, red
     )
 
 
+def embedding_bag(
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=0,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """The aten form of ``nn.functional.embedding_bag``: ``mode`` is 0 (sum), 1 (mean) or 2 (max),
+    and the result is ``(output, offset2bag, bag_size, max_indices)``: the bag of each index, the
+    number of non-padding indices per bag, and for ``max`` the row each maximum came from (the
+    auxiliary outputs are empty or zero where PyTorch's are, for the sum mode)."""
+    _check_tensor("embedding_bag", "weight", weight)
+    _check_tensor("embedding_bag", "indices", indices)
+    _check_tensor("embedding_bag", "offsets", offsets)
+    if mode not in (0, 1, 2):
+        raise RuntimeError(f"embedding_bag: mode must be 0 (sum), 1 (mean) or 2 (max), got {mode}")
+    output = _f().embedding_bag(
+        indices,
+        weight,
+        offsets,
+        scale_grad_by_freq=scale_grad_by_freq,
+        mode=("sum", "mean", "max")[mode],
+        sparse=sparse,
+        per_sample_weights=per_sample_weights,
+        include_last_offset=include_last_offset,
+        padding_idx=padding_idx,
+    )
+    tracked = weight.requires_grad and _flow.is_grad_enabled()
+    with _flow.no_grad():
+        flat = indices.reshape(-1).to(_flow.int64)
+        n = flat.numel()
+        starts = (offsets[:-1] if include_last_offset else offsets).to(_flow.int64).contiguous()
+        bags = starts.numel()
+        positions = _flow.arange(n, device=flat.device)
+        bag_of = _flow.searchsorted(starts, positions, right=True) - 1
+        valid = flat != padding_idx if padding_idx is not None else _flow.ones_like(flat, dtype=_flow.bool)
+        if mode == 0:
+            # PyTorch's fast CPU path (float32/float16 sums without padding) leaves offset2bag empty.
+            fast = padding_idx is None and weight.dtype in (_flow.float32, _flow.float16)
+            offset2bag = _flow.zeros(0, dtype=_flow.int64, device=flat.device) if fast else bag_of
+            # (one per offset, or one per bag when the weight requires grad, as PyTorch's)
+            count = bags if tracked else offsets.numel()
+            zeros = _flow.zeros(count, dtype=_flow.int64, device=flat.device)
+            return output, offset2bag, zeros, zeros.clone()
+        bag_size = _flow.zeros(bags, dtype=_flow.int64, device=flat.device).scatter_add(
+            0, bag_of, valid.to(_flow.int64)
+        )
+        if mode == 1:
+            return output, bag_of, bag_size, bag_size.clone()
+        rows = weight[flat]
+        best = output.detach()[bag_of]
+        hit = (rows == best) & valid.unsqueeze(-1)
+        # the first position holding each bag's maximum: the largest (n - position) among the hits
+        key = _flow.where(
+            hit, (n - positions).unsqueeze(-1).expand(rows.shape), _flow.zeros_like(rows, dtype=_flow.int64)
+        )
+        first = _flow.zeros(bags, rows.shape[-1], dtype=_flow.int64, device=flat.device).scatter_reduce(
+            0, bag_of.unsqueeze(-1).expand(rows.shape), key, "amax"
+        )
+        found = first > 0
+        where_first = _flow.where(found, n - first, _flow.zeros_like(first))
+        max_indices = _flow.where(found, flat[where_first.reshape(-1)].reshape(first.shape), _flow.zeros_like(first))
+    return output, bag_of, bag_size, max_indices
+
+
 # ---- the gamma family ----------------------------------------------------------------------------
 
 
@@ -604,7 +673,7 @@ FUNCTIONS = (
     "celu_", "selu_", "threshold_", "dropout_", "feature_dropout_", "channel_shuffle", "pdist",
     "hinge_embedding_loss", "poisson_nll_loss", "i0", "igamma", "igammac", "mvlgamma", "polygamma", "gradient",
     "cumulative_trapezoid", "matrix_exp", "pinverse", "nuclear_norm", "frobenius_norm", "multinomial", "poisson",
-    "binomial", "as_strided_scatter", "is_neg", "resolve_neg", "histogramdd",
+    "binomial", "as_strided_scatter", "is_neg", "resolve_neg", "histogramdd", "embedding_bag",
 )  # fmt: skip
 
 

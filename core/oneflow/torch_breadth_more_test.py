@@ -394,3 +394,26 @@ def test_inference_mode_enabled():
             assert not flow.is_inference_mode_enabled()
         assert flow.is_inference_mode_enabled()
     assert not flow.is_inference_mode_enabled()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_embedding_bag_aten_form(dtype):
+    w = RNG.normal(size=(6, 3))
+    cases = [
+        ((1, 2, 4, 5, 4, 3), (0, 2, 2, 4), False, None),
+        ((4, 4, 1), (0, 2), False, 4),
+        ((1, 2, 4, 5, 4, 3), (0, 2, 2, 4, 6), True, None),
+        ((1, 2, 4, 5, 4, 3), (0, 2, 2, 4), False, 4),
+    ]
+    for idx, off, last, pad in cases:
+        for mode in (0, 1, 2):
+            fw = flow.tensor(w, dtype=getattr(flow, dtype), requires_grad=True)
+            tw = torch.tensor(w, dtype=getattr(torch, dtype), requires_grad=True)
+            ours = flow.embedding_bag(fw, flow.tensor(idx), flow.tensor(off), False, mode, False, None, last, pad)
+            ref = torch.embedding_bag(tw, torch.tensor(idx), torch.tensor(off), False, mode, False, None, last, pad)
+            _same(list(ours), list(ref))
+            ours[0].sum().backward()
+            ref[0].sum().backward()
+            _same(fw.grad, tw.grad)
+    with pytest.raises(RuntimeError, match="mode"):
+        flow.embedding_bag(flow.tensor(w), flow.tensor([0]), flow.tensor([0]), False, 3)
