@@ -344,7 +344,7 @@ def get_device_module(device=None):
 
 PUBLIC = (
     "is_inference_mode_enabled", "AcceleratorError", "FatalError", "has_lapack", "has_mkl", "has_openmp",
-    "Stream", "Event",
+    "Stream", "Event", "thread_safe_generator",
     "pi", "e", "inf", "nan", "newaxis", "layout", "strided", "OutOfMemoryError", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     "set_deterministic_debug_mode", "get_deterministic_debug_mode", "set_float32_matmul_precision",
@@ -354,6 +354,19 @@ PUBLIC = (
     "set_autocast_gpu_dtype", "set_default_device", "get_default_device", "set_default_tensor_type", "typename",
     "is_storage", "get_device_module", "asarray", "frombuffer", "from_file", "empty_strided", "empty_permuted",
 )  # fmt: skip
+
+
+def thread_safe_generator():
+    """The calling DataLoader thread worker's own generator, or None (the default generator is
+    then used) in the main process and in process workers, the only kind this package's
+    DataLoader starts."""
+    from oneflow.utils.data import get_worker_info
+
+    info = get_worker_info()
+    if info is not None and getattr(info, "worker_method", None) == "thread":
+        rng = getattr(info, "rng", None)
+        return getattr(rng, "generator", None)
+    return None
 
 
 # ---- creation helpers -----------------------------------------------------------------------------

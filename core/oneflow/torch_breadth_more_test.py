@@ -417,3 +417,17 @@ def test_embedding_bag_aten_form(dtype):
             _same(fw.grad, tw.grad)
     with pytest.raises(RuntimeError, match="mode"):
         flow.embedding_bag(flow.tensor(w), flow.tensor([0]), flow.tensor([0]), False, 3)
+
+
+class _GeneratorProbe(flow.utils.data.Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return flow.thread_safe_generator() is None
+
+
+def test_thread_safe_generator():
+    assert flow.thread_safe_generator() is None  # main process
+    loader = flow.utils.data.DataLoader(_GeneratorProbe(), batch_size=None, num_workers=1)
+    assert [bool(v) for v in loader] == [True, True]  # process workers
