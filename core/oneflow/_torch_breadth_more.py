@@ -575,12 +575,20 @@ def multinomial(input, num_samples: int, replacement: bool = False, *, generator
     w = input.reshape(1, -1) if input.dim() == 1 else input
     with _flow.no_grad():
         w = w.to(_flow.float64)
-        if bool((w < 0).any()) or not bool(_flow.isfinite(w).all()):
+        if not replacement and num_samples > w.shape[-1]:
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        # PyTorch's two code paths word the same faults differently.
+        if replacement and num_samples > 1:
+            if not bool((w >= 0).all()):
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+            if not bool(_flow.isfinite(w).all()):
+                raise RuntimeError(
+                    "invalid multinomial distribution (encountering probability entry = infinity or NaN)"
+                )
+        elif not bool((w >= 0).all()) or not bool(_flow.isfinite(w).all()):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         if bool((w.sum(-1) <= 0).any()):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        if not replacement and num_samples > w.shape[-1]:
-            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
         if replacement:
             cdf = w.cumsum(-1)
             cdf = cdf / cdf[:, -1:]

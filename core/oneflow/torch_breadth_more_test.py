@@ -244,8 +244,20 @@ def test_sampling():
     assert flow.tensor([0.5, 0.5]).multinomial(1).shape == (1,)
     with pytest.raises(RuntimeError, match="without replacement"):
         flow.multinomial(flow.tensor([1.0, 1.0]), 3)
-    with pytest.raises(RuntimeError, match="element < 0"):
-        flow.multinomial(flow.tensor([1.0, -1.0]), 1)
+    for weights, n, replacement in [
+        ([1.0, -1.0], 1, True),
+        ([1.0, -1.0], 2, True),
+        ([1.0, math.nan], 2, True),
+        ([1.0, math.inf], 2, True),
+        ([1.0, math.nan], 1, False),
+        ([0.0, 0.0], 1, False),
+        ([0.0, 0.0], 2, True),
+    ]:
+        with pytest.raises(RuntimeError) as theirs:
+            torch.multinomial(torch.tensor(weights), n, replacement)
+        with pytest.raises(RuntimeError) as ours:
+            flow.multinomial(flow.tensor(weights), n, replacement)
+        assert str(ours.value) == str(theirs.value)
     rates = flow.tensor([0.0, 0.5, 4.0, 30.0, 400.0], dtype=flow.float64).repeat(4000, 1)
     samples = flow.poisson(rates)
     assert samples.dtype == flow.float64
