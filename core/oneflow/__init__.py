@@ -124,7 +124,7 @@ def _install_ops(namespace: dict) -> list:
 
 
 # Python-level API: tensor helpers, data loading, mixed precision, checkpoints, optimizers.
-from oneflow import amp, cpu, one_embedding, optim, profiler, utils
+from oneflow import amp, cpu, one_embedding, optim, profiler, special, utils
 from oneflow._tensor import nonzero
 from oneflow._tensor_ops import *
 from oneflow._tensor_ops import __all__ as _tensor_ops_all
@@ -181,6 +181,12 @@ _torch_breadth_names += _linalg_torch_names.install(globals())
 from oneflow import _tensor_breadth_more
 
 _torch_breadth_names += _tensor_breadth_more.install(globals())
+
+# More of PyTorch's top level (issue 16): functional forms of Tensor methods, the gamma family,
+# sampling, constants and global switches; each name only where nothing above defines it.
+from oneflow import _torch_breadth_more
+
+_torch_breadth_more_names = _torch_breadth_more.install(globals())
 
 
 # Global Tensor names (oneflow.placement, oneflow.env, ...) come from a plugin, the
@@ -286,3 +292,4 @@ __all__.extend(n for n in _tensor_ops_all if n not in __all__)
 __all__.append("linalg")
 __all__.extend(n for n in (*_compat_all, *_oneflow_api_all, *_oneflow_ops_all, "nms", "roi_align") if n not in __all__)
 __all__.extend(n for n in _torch_breadth_names if n not in __all__)
+__all__.extend(n for n in _torch_breadth_more_names if n not in __all__)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 
 from oneflow import _C
 
@@ -32,8 +33,8 @@ class _GradModeContext:
 class no_grad(_GradModeContext):
     """Ops inside do not record the autograd graph.
 
-        >>> with oneflow.no_grad():
-        ...     y = x * 2  # y.requires_grad is False
+    >>> with oneflow.no_grad():
+    ...     y = x * 2  # y.requires_grad is False
     """
 
     _enabled = False
@@ -45,11 +46,28 @@ class enable_grad(_GradModeContext):
     _enabled = True
 
 
+_inference = threading.local()
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether the calling thread is inside ``inference_mode()`` (and not ``inference_mode(False)``)."""
+    return getattr(_inference, "enabled", False)
+
+
 class inference_mode(_GradModeContext):
     """Like ``no_grad``: for inference code (``inference_mode(False)`` records again)."""
 
     def __init__(self, mode: bool = True):
         self._enabled = not mode
+
+    def __enter__(self):
+        self._prev_inference = is_inference_mode_enabled()
+        _inference.enabled = not self._enabled
+        return super().__enter__()
+
+    def __exit__(self, *exc) -> None:
+        _inference.enabled = self._prev_inference
+        super().__exit__(*exc)
 
     def __call__(self, fn):
         if not callable(fn):  # inference_mode(True/False) used as a decorator factory
