@@ -162,6 +162,8 @@ _torch_breadth_names += ["moveaxis", *_torch_breadth_methods.install(globals())]
 from oneflow import _tensor_breadth
 
 _tensor_breadth.install()
+repeat_interleave = _tensor_breadth.repeat_interleave_function  # torch.repeat_interleave
+_torch_breadth_names.append("repeat_interleave")
 
 
 # Global Tensor names (oneflow.placement, oneflow.env, ...) come from a plugin, the

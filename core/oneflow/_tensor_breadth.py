@@ -287,6 +287,35 @@ def repeat_interleave(self, repeats, dim: int | None = None, *, output_size: int
     return x.index_select(dim, index) if x.dim() else x.reshape(1).index_select(0, index)
 
 
+def repeat_interleave_function(input, repeats=None, dim: int | None = None, *, output_size: int | None = None):
+    """oneflow.repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor
+
+    Repeats each element of ``input`` (each slice along ``dim``; of the flattened tensor when
+    ``dim`` is None) ``repeats`` times, an int or a 1-D tensor of one count per element. Called
+    with only a 1-D integer tensor of counts, it repeats each index ``i`` ``counts[i]`` times.
+
+    Example::
+
+        >>> oneflow.repeat_interleave(oneflow.tensor([[1, 2], [3, 4]]), oneflow.tensor([1, 2]), dim=0)
+        tensor([[1, 2],
+                [3, 4],
+                [3, 4]])
+        >>> oneflow.repeat_interleave(oneflow.tensor([2, 0, 1]))
+        tensor([0, 0, 2])
+    """
+    if not isinstance(input, _Tensor):
+        name = "repeats" if repeats is None else "input"
+        raise TypeError(f"repeat_interleave(): argument '{name}' (position 1) must be Tensor, not {_str_name(input)}")
+    if repeats is not None:
+        return repeat_interleave(input, repeats, dim, output_size=output_size)
+    if input.dim() != 1:
+        raise RuntimeError(f"repeat_interleave: repeats must be a 1-D tensor, got {input.dim()}-D")
+    if input.is_floating_point() or input.dtype == _flow.bool:
+        raise RuntimeError(f"repeat_interleave: repeats must be an integer tensor, got {input.dtype}")
+    index = _flow.arange(input.shape[0], dtype=input.dtype, device=input.device)
+    return repeat_interleave(index, input, 0, output_size=output_size)
+
+
 def movedim(self, source, destination):
     """``oneflow.movedim(self, source, destination)``."""
     return _flow.movedim(self, source, destination)
