@@ -274,10 +274,10 @@ def repeat_interleave(self, repeats, dim: int | None = None, *, output_size: int
     x = self.flatten() if dim is None else self
     dim = 0 if dim is None else dim % max(x.dim(), 1)
     n = x.shape[dim] if x.dim() else 1
-    counts = repeats.tolist() if isinstance(repeats, _Tensor) else repeats
-    if isinstance(counts, list) and len(counts) == 1:
-        counts = counts[0]
-    if isinstance(counts, list) and len(counts) != n:
+    counts = repeats.detach().cpu().numpy() if isinstance(repeats, _Tensor) else repeats
+    if isinstance(counts, (list, np.ndarray)) and np.size(counts) == 1:
+        counts = int(np.reshape(counts, -1)[0])
+    if isinstance(counts, (list, np.ndarray)) and np.size(counts) != n:
         raise RuntimeError("repeats must have the same size as input along dim")
     if np.any(np.asarray(counts) < 0):
         raise RuntimeError("repeats can not be negative")

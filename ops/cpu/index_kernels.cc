@@ -3,6 +3,7 @@
 // are moved as bytes (dtype independent) and added in their own type where an
 // op accumulates.
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/runtime/view_ops.h"
@@ -150,6 +151,21 @@ DimVector ReadSelectIndex(const TensorImplPtr& index, int64_t size, int64_t dim,
   return out;
 }
 
+// index_select over contiguous tensors as rows: row r of the selected tensor (outer block
+// r / n, selected position r % n) is row Source(r, pos) of the source, `bytes` long.
+struct SliceRows {
+  int64_t outer = 1, inner = 1, n, size, bytes, count, grain;
+  SliceRows(const DimVector& shape, int64_t dim, int64_t n_selected, int64_t itemsize)
+      : n(n_selected), size(shape[dim]) {
+    for (int64_t d = 0; d < dim; ++d) outer *= shape[d];
+    for (int64_t d = dim + 1; d < static_cast<int64_t>(shape.size()); ++d) inner *= shape[d];
+    bytes = inner * itemsize;
+    count = outer * n;
+    grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(inner, 1));
+  }
+  int64_t Source(int64_t r, const DimVector& pos) const { return (r / n) * size + pos[r % n]; }
+};
+
 void IndexSelectKernel(OpCall& c) {
   TensorImplPtr self = AtLeast1d(c.tensor(arg::_index_select::self));
   TensorImplPtr out = AtLeast1d(c.outputs[0]);
@@ -157,10 +173,21 @@ void IndexSelectKernel(OpCall& c) {
   const DimVector pos =
       ReadSelectIndex(c.tensor(arg::_index_select::index), self->shape()[dim], dim,
                       c.tensor(arg::_index_select::self)->ndim(), "index_select");
+  const int64_t is = self->itemsize();
+  if (self->is_contiguous() && out->is_contiguous()) {
+    // Whole slices at a time: a selected slice is `inner` consecutive elements.
+    const SliceRows rows(self->shape(), dim, static_cast<int64_t>(pos.size()), is);
+    ParallelFor(rows.count, rows.grain, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        std::memcpy(out->data() + r * rows.bytes, self->data() + rows.Source(r, pos) * rows.bytes,
+                    rows.bytes);
+      }
+    });
+    return;
+  }
   DimVector self_stride = self->stride();
   const int64_t dim_stride = self_stride[dim];
   self_stride[dim] = 0;
-  const int64_t is = self->itemsize();
   ForEachIndex<2>(out->shape(), {out->stride(), self_stride},
                   [&](const DimVector& i, const std::array<int64_t, 2>& off) {
                     CopyElem(out->data() + off[0] * is,
@@ -183,6 +210,16 @@ void IndexSelectBackwardKernel(OpCall& c) {
   const int64_t is = out->itemsize();
   DispatchAll(out->dtype(), "index_select_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
+    if (g->is_contiguous() && out->is_contiguous()) {
+      // Row by row, in order (a position selected twice accumulates twice).
+      const SliceRows rows(out->shape(), dim, static_cast<int64_t>(pos.size()), is);
+      for (int64_t r = 0; r < rows.count; ++r) {
+        char* dst = out->data() + rows.Source(r, pos) * rows.bytes;
+        const char* src = g->data() + r * rows.bytes;
+        for (int64_t k = 0; k < rows.inner; ++k) AddElem<T>(dst + k * is, src + k * is);
+      }
+      return;
+    }
     ForEachIndex<2>(g->shape(), {g->stride(), out_stride},
                     [&](const DimVector& i, const std::array<int64_t, 2>& off) {
                       AddElem<T>(out->data() + (off[1] + pos[i[dim]] * dim_stride) * is,

@@ -75,6 +75,9 @@ CASES = [
            dtypes=ALL),
     OpCase(ops=("index_select", "_index_select"), name="index_select_dim0", fn=lambda m, x: m.index_select(x, -2, _t(m, [1, 1], "int32")),
            shapes=[((3, 2),)]),
+    # Contiguous operands go row by row (in parallel chunks: 12800 rows of 3 here).
+    OpCase(ops=("index_select", "_index_select"), name="index_select_many_rows",
+           fn=lambda m, x: x.index_select(1, _t(m, list(range(299, -1, -3)) * 2)), shapes=[((64, 300, 3),)]),
     OpCase(ops=("index_select", "_index_select"), name="index_select_scalar_index", fn=lambda m, x: x.index_select(0, _t(m, 1)),
            shapes=[((3, 2),)]),
     OpCase(ops=("index_select", "_index_select"), name="index_select_scalar", fn=lambda m, x: x.index_select(0, _t(m, [0])), shapes=[((),)]),
