@@ -96,12 +96,14 @@ def test_mixed_precision_scaler_disabled():
 def test_mixed_precision_bfloat16():
     """bfloat16 autocast with a GradScaler on the CPU.
 
-    The forward pass is bit-identical (same bf16 roundings in linear, GELU and LayerNorm), and so
-    are all gradients but two: torch's LayerNorm with a bfloat16 input and float32 weight sums the
-    weight and bias gradients over the batch in bfloat16, one row at a time, while ours sums them
-    in float32 (see test_layer_norm_affine_grads_under_autocast). Those gradients differ by ~1%
-    and the trajectories drift apart by about that much over 20 steps; the first two losses,
-    before the difference has acted, and the loss scale's schedule must still agree exactly.
+    The forward pass is bit-identical on the machines we tried (the same bfloat16 roundings in
+    linear, GELU and LayerNorm), and so are all gradients but two: torch's LayerNorm with a
+    bfloat16 input and float32 weight sums the weight and bias gradients over the batch in
+    bfloat16, one row at a time, while ours sums them in float32 (see
+    test_layer_norm_affine_grads_under_autocast). Those gradients differ by ~1% and the
+    trajectories drift apart by about that much over 20 steps (3e-2 leaves 3x room); the first two
+    losses, before the difference has acted, must agree to 1e-4 and the loss scale's schedule
+    exactly.
     """
     ours, theirs = _both("mixed_precision")
     losses, scales = slice(0, 20), slice(20, None)
@@ -127,7 +129,9 @@ def test_layer_norm_affine_grads_under_autocast():
         out.backward(m.from_numpy(g).bfloat16())
         grads[m] = (out.float().detach().numpy(), xt.grad.float().numpy(), wt.grad.numpy(), bt.grad.numpy())
     for mine, theirs in zip(grads[flow][:2], grads[torch][:2]):
-        np.testing.assert_array_equal(mine, theirs)  # output and input gradient: bit-identical
+        # Output and input gradient: the same up to a bfloat16 rounding (bit-identical here, but a
+        # float32 sum in another order can round the other way).
+        assert np.abs(mine - theirs).max() <= 2**-7 * np.abs(theirs).max()
     xb = torch.from_numpy(x).bfloat16().double().numpy()
     gb = torch.from_numpy(g).bfloat16().double().numpy()
     xhat = (xb - xb.mean(1, keepdims=True)) / np.sqrt(xb.var(1, keepdims=True) + 1e-5)
