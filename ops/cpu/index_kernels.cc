@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/loops.h"
@@ -128,6 +129,59 @@ OF_KERNEL("scatter_.src", kCPU, kAllDTypes, &ScatterKernel<false>);
 OF_KERNEL("scatter.value", kCPU, kAllDTypes, &ScatterKernel<false>);
 OF_KERNEL("scatter_.value", kCPU, kAllDTypes, &ScatterKernel<false>);
 OF_KERNEL_WITH_INPLACE("scatter_add", kCPU, kAllDTypes, &ScatterKernel<true>);
+
+// _scatter_reduce: out = self, then out[index][j] along dim combined with src[i][j] by max, min
+// or product (a NaN wins max and min, as in PyTorch). Without include_self the first element
+// sent to a place replaces what self held there.
+void ScatterReduceKernel(OpCall& c) {
+  namespace A = arg::_scatter_reduce;
+  CopyInto(c.tensor(A::self), c.outputs[0]);
+  TensorImplPtr out = AtLeast1d(c.outputs[0]);
+  TensorImplPtr index = AtLeast1d(c.tensor(A::index));
+  TensorImplPtr src = Unaliased(AtLeast1d(c.tensor(A::src)), out);
+  const std::string& reduce = c.args[A::reduce].str();
+  const int mode = reduce == "amax" ? 0 : (reduce == "amin" ? 1 : 2);
+  const bool include_self = c.get(A::include_self);
+  const int64_t dim = WrapDim(c.get(A::dim), out->ndim());
+  DimVector out_stride = out->stride();
+  const int64_t dim_stride = out_stride[dim];
+  const int64_t size = out->shape()[dim];
+  out_stride[dim] = 0;
+  // Which places something was sent to (by element offset), when self takes no part.
+  int64_t extent = 1;
+  for (int64_t d = 0; d < out->ndim(); ++d) extent += (out->shape()[d] - 1) * out->stride()[d];
+  std::vector<bool> seen(include_self ? 0 : extent, false);
+  const int64_t is = out->itemsize();
+  DispatchAll(out->dtype(), "scatter_reduce", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = AccT<T>;
+    ForEachIndex<3>(index->shape(), {out_stride, index->stride(), src->stride()},
+                    [&](const DimVector&, const std::array<int64_t, 3>& off) {
+                      const int64_t v = IndexAt(*index, off[1]);
+                      OF_CHECK(v >= 0 && v < size, RuntimeError, "scatter_reduce", "(): index ", v,
+                               " is out of bounds for dimension ", dim, " with size ", size);
+                      const int64_t o = off[0] + v * dim_stride;
+                      char* dst = out->data() + o * is;
+                      const C s = static_cast<C>(Load<T>(src->data() + off[2] * is));
+                      if (!include_self && !seen[o]) {
+                        seen[o] = true;
+                        Store<T>(dst, static_cast<T>(s));
+                        return;
+                      }
+                      const C d = static_cast<C>(Load<T>(dst));
+                      C r;
+                      if (mode == 2) {
+                        r = static_cast<C>(d * s);
+                      } else if (s != s || d != d) {  // NaN (floating types only)
+                        r = d != d ? d : s;
+                      } else {
+                        r = (mode == 0 ? s > d : s < d) ? s : d;
+                      }
+                      Store<T>(dst, static_cast<T>(r));
+                    });
+  });
+}
+OF_KERNEL("_scatter_reduce", kCPU, kAllDTypes, &ScatterReduceKernel);
 
 // ---- index_select ------------------------------------------------------------
 

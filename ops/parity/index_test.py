@@ -70,6 +70,10 @@ CASES = [
            shapes=[((3, 2), (1, 2))], dtypes=("bool",)),
     OpCase(ops=("scatter_add_",), fn=_inplace(lambda m, y, s: y.scatter_add_(1, _t(m, [[0, 0], [1, 0]]), s)),
            shapes=[((2, 3), (2, 2))], dtypes=NUM),
+    # scatter_reduce's amax/amin kernel (its gradient is the Python wrapper's)
+    OpCase(ops=("_scatter_reduce",), fn=lambda m, y, s: (m.scatter_reduce(y, 1, _t(m, [[0, 2, 0], [1, 1, 1]]), s, "amax"),
+                                                          y.scatter_reduce(0, _t(m, [[1, 0, 1]]), s[:1], "amin", include_self=False)),
+           shapes=[((2, 3), (2, 3))], dtypes=NUM, noncontiguous=False),
     # index_select
     OpCase(ops=("index_select", "_index_select"), fn=lambda m, x: x.index_select(1, _t(m, [2, 0, 2])), shapes=[((2, 3),), ((2, 4, 2),)],
            dtypes=ALL),
