@@ -76,8 +76,9 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
         raise RuntimeError(f"index {lo if lo < 0 else hi} is out of bounds for dimension {d} with size {size}")
     # Only the part of src that index covers takes part, as in scatter.
     src = src[tuple(builtins.slice(0, n) for n in index.shape)] if src.dim() else src
+    if reduce in ("amax", "amin"):
+        return _ScatterExtremum.apply(input, d, index, src, reduce, include_self)
     counted = input.scatter(d, index, 0) if not include_self else input
-    ones = _flow.ones_like(src)
     if reduce == "sum":
         return counted.scatter_add(d, index, src)
     if reduce == "mean":
@@ -89,11 +90,9 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
                 _flow.zeros_like(input).scatter(d, index, 1) != 0, _flow.zeros_like(input), _flow.ones_like(input)
             )
         )
-        n = n.scatter_add(d, index, ones)
+        n = n.scatter_add(d, index, _flow.ones_like(src))
         n = _flow.where(n == 0, _flow.ones_like(n), n)
         return _flow.div(total, n, rounding_mode=None if _is_float(input.dtype) else "floor")
-    if reduce in ("amax", "amin"):
-        return _ScatterExtremum.apply(input, d, index, src, reduce, include_self)
     # prod: a segmented reduction of src's elements grouped by the output element they go to,
     # then merged with input where something was scattered.
     fill = _identity(reduce, src.dtype)

@@ -81,6 +81,45 @@ void GatherKernel(OpCall& c) {
 }
 OF_KERNEL("gather", kCPU, kAllDTypes, &GatherKernel);
 
+// A scatter whose index repeats one value along every dim after `dim` (stride 0 there: an
+// expanded column, as in a graph network's aggregation), with out and src dense over those dims
+// and of the index's sizes there, moves whole rows of `inner` elements: row(offset, dst, src_row,
+// inner) for each index element of the leading dims and `dim`, in order. A null `src` (a scalar
+// value) passes a null src_row. False when it does not fit.
+template <typename Row>
+bool ForEachScatterRow(const TensorImpl& out, const TensorImpl& index, const TensorImpl* src,
+                       int64_t dim, const char* name, Row&& row) {
+  const int64_t nd = out.ndim();
+  if (index.ndim() != nd || (src && src->ndim() != nd) || dim == nd - 1) return false;
+  int64_t inner = 1;
+  for (int64_t k = nd - 1; k > dim; --k) {
+    const int64_t n = index.shape()[k];
+    if (n != 1 && index.stride()[k] != 0) return false;
+    if (out.shape()[k] != n || (src && src->shape()[k] != n)) return false;
+    if (n != 1 && (out.stride()[k] != inner || (src && src->stride()[k] != inner))) return false;
+    inner *= n;
+  }
+  const DimVector lead(index.shape().begin(), index.shape().begin() + dim + 1);
+  DimVector out_stride(out.stride().begin(), out.stride().begin() + dim + 1);
+  const int64_t dim_stride = out_stride[dim];
+  out_stride[dim] = 0;
+  const DimVector index_stride(index.stride().begin(), index.stride().begin() + dim + 1);
+  const DimVector src_stride =
+      src ? DimVector(src->stride().begin(), src->stride().begin() + dim + 1)
+          : DimVector(dim + 1, 0);
+  const int64_t size = out.shape()[dim];
+  const int64_t is = out.itemsize();
+  ForEachIndex<3>(lead, {out_stride, index_stride, src_stride},
+                  [&](const DimVector&, const std::array<int64_t, 3>& off) {
+                    const int64_t v = IndexAt(index, off[1]);
+                    OF_CHECK(v >= 0 && v < size, RuntimeError, name, "(): index ", v,
+                             " is out of bounds for dimension ", dim, " with size ", size);
+                    const int64_t o = off[0] + v * dim_stride;
+                    row(o, out.data() + o * is, src ? src->data() + off[2] * is : nullptr, inner);
+                  });
+  return true;
+}
+
 // out = self, then out[index[i]][j] along dim = src[i][j] (or += for scatter_add).
 // scatter.src, scatter.value, scatter_add and their in-place twins have their
 // arguments at the same places: scatter.src's names (value is src).
@@ -109,6 +148,25 @@ void ScatterKernel(OpCall& c) {
   const int64_t is = out->itemsize();
   DispatchAll(out->dtype(), name.c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
+    const bool scalar = !src_arg.is_tensor() || src_arg.is_wrapped_number();
+    if (ForEachScatterRow(*out, *index, scalar ? nullptr : src.get(), dim, name.c_str(),
+                          [&](int64_t, char* dst, const char* s, int64_t n) {
+                            if (!s) {  // the one value (read at src's offset 0)
+                              for (int64_t k = 0; k < n; ++k) {
+                                if constexpr (kAdd) {
+                                  AddElem<T>(dst + k * is, src->data());
+                                } else {
+                                  CopyElem(dst + k * is, src->data(), is);
+                                }
+                              }
+                            } else if constexpr (kAdd) {
+                              for (int64_t k = 0; k < n; ++k) AddElem<T>(dst + k * is, s + k * is);
+                            } else {
+                              std::memcpy(dst, s, n * is);
+                            }
+                          })) {
+      return;
+    }
     ForEachIndex<3>(index->shape(), {out_stride, index->stride(), src_stride},
                     [&](const DimVector&, const std::array<int64_t, 3>& off) {
                       const int64_t v = IndexAt(*index, off[1]);
@@ -155,29 +213,49 @@ void ScatterReduceKernel(OpCall& c) {
   DispatchAll(out->dtype(), "scatter_reduce", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = AccT<T>;
+    auto combine = [&](char* dst, const char* src_elem) {
+      const C s = static_cast<C>(Load<T>(src_elem));
+      const C d = static_cast<C>(Load<T>(dst));
+      C r;
+      if (mode == 2) {
+        r = static_cast<C>(d * s);
+      } else if (s != s || d != d) {  // NaN (floating types only)
+        r = d != d ? d : s;
+      } else {
+        r = (mode == 0 ? s > d : s < d) ? s : d;
+      }
+      Store<T>(dst, static_cast<T>(r));
+    };
+    // A place's first element replaces it when self takes no part (keyed by element offset; in
+    // the row path by the row's first element, rows being never split).
+    auto first_visit = [&](int64_t o) {
+      if (include_self || seen[o]) return false;
+      seen[o] = true;
+      return true;
+    };
+    const bool rows = ForEachScatterRow(*out, *index, src.get(), dim, "scatter_reduce",
+                                        [&](int64_t o, char* dst, const char* s, int64_t n) {
+                                          if (first_visit(o)) {
+                                            std::memcpy(dst, s, n * is);
+                                            return;
+                                          }
+                                          for (int64_t k = 0; k < n; ++k) {
+                                            combine(dst + k * is, s + k * is);
+                                          }
+                                        });
+    if (rows) return;
     ForEachIndex<3>(index->shape(), {out_stride, index->stride(), src->stride()},
                     [&](const DimVector&, const std::array<int64_t, 3>& off) {
                       const int64_t v = IndexAt(*index, off[1]);
                       OF_CHECK(v >= 0 && v < size, RuntimeError, "scatter_reduce", "(): index ", v,
                                " is out of bounds for dimension ", dim, " with size ", size);
                       const int64_t o = off[0] + v * dim_stride;
-                      char* dst = out->data() + o * is;
-                      const C s = static_cast<C>(Load<T>(src->data() + off[2] * is));
-                      if (!include_self && !seen[o]) {
-                        seen[o] = true;
-                        Store<T>(dst, static_cast<T>(s));
+                      const char* s = src->data() + off[2] * is;
+                      if (first_visit(o)) {
+                        CopyElem(out->data() + o * is, s, is);
                         return;
                       }
-                      const C d = static_cast<C>(Load<T>(dst));
-                      C r;
-                      if (mode == 2) {
-                        r = static_cast<C>(d * s);
-                      } else if (s != s || d != d) {  // NaN (floating types only)
-                        r = d != d ? d : s;
-                      } else {
-                        r = (mode == 0 ? s > d : s < d) ? s : d;
-                      }
-                      Store<T>(dst, static_cast<T>(r));
+                      combine(out->data() + o * is, s);
                     });
   });
 }
