@@ -171,6 +171,8 @@ _torch_breadth_names += ["moveaxis", *_torch_breadth_methods.install(globals())]
 from oneflow import _tensor_breadth
 
 _tensor_breadth.install()
+repeat_interleave = _tensor_breadth.repeat_interleave_function  # torch.repeat_interleave
+_torch_breadth_names.append("repeat_interleave")
 
 # The linear-algebra names outside oneflow.linalg (lu, lu_solve, geqrf, ...) and their methods.
 from oneflow import _linalg_torch_names

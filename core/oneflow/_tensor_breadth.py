@@ -274,10 +274,10 @@ def repeat_interleave(self, repeats, dim: int | None = None, *, output_size: int
     x = self.flatten() if dim is None else self
     dim = 0 if dim is None else dim % max(x.dim(), 1)
     n = x.shape[dim] if x.dim() else 1
-    counts = repeats.tolist() if isinstance(repeats, _Tensor) else repeats
-    if isinstance(counts, list) and len(counts) == 1:
-        counts = counts[0]
-    if isinstance(counts, list) and len(counts) != n:
+    counts = repeats.detach().cpu().numpy() if isinstance(repeats, _Tensor) else repeats
+    if isinstance(counts, (list, np.ndarray)) and np.size(counts) == 1:
+        counts = int(np.reshape(counts, -1)[0])
+    if isinstance(counts, (list, np.ndarray)) and np.size(counts) != n:
         raise RuntimeError("repeats must have the same size as input along dim")
     if np.any(np.asarray(counts) < 0):
         raise RuntimeError("repeats can not be negative")
@@ -285,6 +285,35 @@ def repeat_interleave(self, repeats, dim: int | None = None, *, output_size: int
     if output_size is not None and index.numel() != output_size:
         raise RuntimeError(f"repeat_interleave: output_size {output_size} does not match the repeats")
     return x.index_select(dim, index) if x.dim() else x.reshape(1).index_select(0, index)
+
+
+def repeat_interleave_function(input, repeats=None, dim: int | None = None, *, output_size: int | None = None):
+    """oneflow.repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor
+
+    Repeats each element of ``input`` (each slice along ``dim``; of the flattened tensor when
+    ``dim`` is None) ``repeats`` times, an int or a 1-D tensor of one count per element. Called
+    with only a 1-D integer tensor of counts, it repeats each index ``i`` ``counts[i]`` times.
+
+    Example::
+
+        >>> oneflow.repeat_interleave(oneflow.tensor([[1, 2], [3, 4]]), oneflow.tensor([1, 2]), dim=0)
+        tensor([[1, 2],
+                [3, 4],
+                [3, 4]])
+        >>> oneflow.repeat_interleave(oneflow.tensor([2, 0, 1]))
+        tensor([0, 0, 2])
+    """
+    if not isinstance(input, _Tensor):
+        name = "repeats" if repeats is None else "input"
+        raise TypeError(f"repeat_interleave(): argument '{name}' (position 1) must be Tensor, not {_str_name(input)}")
+    if repeats is not None:
+        return repeat_interleave(input, repeats, dim, output_size=output_size)
+    if input.dim() != 1:
+        raise RuntimeError(f"repeat_interleave: repeats must be a 1-D tensor, got {input.dim()}-D")
+    if input.is_floating_point() or input.dtype == _flow.bool:
+        raise RuntimeError(f"repeat_interleave: repeats must be an integer tensor, got {input.dtype}")
+    index = _flow.arange(input.shape[0], dtype=input.dtype, device=input.device)
+    return repeat_interleave(index, input, 0, output_size=output_size)
 
 
 def movedim(self, source, destination):

@@ -41,11 +41,8 @@ def _identity(reduce: str, dtype) -> float:
 def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bool = True):
     """``input`` with the elements of ``src`` reduced into it at ``index`` along ``dim``, as
     ``scatter`` places them: ``reduce`` is "sum", "prod", "mean", "amax" or "amin"; without
-    ``include_self`` the scattered-to elements of ``input`` do not take part.
-
-    "prod", "amax" and "amin" are a segmented scan over ``src`` sorted by target (see
-    ``_segment_reduce``); where ``src`` holds several equal maxima (minima) one of them gets the
-    gradient, where PyTorch splits it evenly."""
+    ``include_self`` the scattered-to elements of ``input`` do not take part. Equal maxima
+    (minima) share the gradient evenly, as in PyTorch."""
     for name, v in (("input", input), ("index", index), ("src", src)):
         _check_tensor("scatter_reduce", name, v)
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # older names PyTorch still takes
@@ -79,8 +76,9 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
         raise RuntimeError(f"index {lo if lo < 0 else hi} is out of bounds for dimension {d} with size {size}")
     # Only the part of src that index covers takes part, as in scatter.
     src = src[tuple(builtins.slice(0, n) for n in index.shape)] if src.dim() else src
+    if reduce in ("amax", "amin"):
+        return _ScatterExtremum.apply(input, d, index, src, reduce, include_self)
     counted = input.scatter(d, index, 0) if not include_self else input
-    ones = _flow.ones_like(src)
     if reduce == "sum":
         return counted.scatter_add(d, index, src)
     if reduce == "mean":
@@ -92,11 +90,11 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
                 _flow.zeros_like(input).scatter(d, index, 1) != 0, _flow.zeros_like(input), _flow.ones_like(input)
             )
         )
-        n = n.scatter_add(d, index, ones)
+        n = n.scatter_add(d, index, _flow.ones_like(src))
         n = _flow.where(n == 0, _flow.ones_like(n), n)
         return _flow.div(total, n, rounding_mode=None if _is_float(input.dtype) else "floor")
-    # prod/amax/amin: a segmented reduction of src's elements grouped by the output element they
-    # go to, then merged with input where something was scattered.
+    # prod: a segmented reduction of src's elements grouped by the output element they go to,
+    # then merged with input where something was scattered.
     fill = _identity(reduce, src.dtype)
     pos, part = _segment_reduce(input, d, index, src, reduce)
     flat_mask = _flow.zeros(input.numel(), dtype=_flow.bool, device=input.device).scatter(0, pos, True)
@@ -111,6 +109,35 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
     else:
         merged = _flow.minimum(input, full)
     return _flow.where(mask, merged, input)
+
+
+class _ScatterExtremum(_flow.autograd.Function):
+    """scatter_reduce's "amax"/"amin" (the _scatter_reduce kernel) with PyTorch's gradient: each
+    result's gradient split evenly among the elements equal to it, src's and input's; where
+    something was scattered without ``include_self``, input's share is dropped."""
+
+    @staticmethod
+    def forward(ctx, input, d, index, src, reduce, include_self):
+        out = _flow._C.ops._scatter_reduce(input, d, index, src, reduce, include_self)
+        ctx.save_for_backward(input, index, src, out)
+        ctx.d, ctx.include_self = d, include_self
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, index, src, out = ctx.saved_tensors
+        d = ctx.d
+        src_hit = (src == out.gather(d, index)).to(grad.dtype)
+        # PyTorch counts an input element equal to the result even without include_self (it
+        # then gets no share itself).
+        input_hit = (input == out).to(grad.dtype)
+        count = _flow.zeros_like(grad).scatter_add(d, index, src_hit) + input_hit
+        share = grad / _flow.where(count == 0, _flow.ones_like(count), count)
+        if ctx.include_self:
+            grad_input = share * input_hit
+        else:
+            grad_input = grad.scatter(d, index, 0)
+        return grad_input, None, None, share.gather(d, index) * src_hit, None, None
 
 
 def _segment_reduce(input, d: int, index, src, reduce: str):

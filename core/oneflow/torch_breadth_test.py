@@ -274,6 +274,55 @@ def test_scatter_reduce_many_collisions(reduce):
     assert run_case(case) > 0
 
 
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_with_an_expanded_index(reduce, include_self):
+    """An index expanded along the trailing dims (a graph network's aggregation: one target row
+    per source row) goes through the kernels' row-at-a-time path."""
+    rows = np.array([3, 0, 3, 1, 3, 0, 2])
+
+    def fn(m, a, s, b, t):
+        idx = m.tensor(rows)[:, None].expand(7, 5)
+        idx3 = m.tensor(rows[:4]).reshape(1, 4, 1, 1).expand(2, 4, 3, 2)
+        return (
+            a.scatter_reduce(0, idx, s, reduce, include_self=include_self),
+            b.scatter_reduce(1, idx3, t, reduce, include_self=include_self),
+            a.scatter_add(0, idx, s),
+            a.scatter(0, idx, s),
+            a.scatter(0, idx, 2),
+            b.scatter_add(1, idx3, t),
+        )
+
+    case = OpCase(
+        ops=("scatter_reduce",),
+        fn=fn,
+        shapes=[((4, 5), (7, 5), (2, 5, 3, 2), (2, 4, 3, 2))],
+        dtypes=("float64", "int64"),
+        domain=(0.5, 2.0),
+        noncontiguous=False,
+    )
+    assert run_case(case) > 0
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_ties_share_the_gradient(reduce, include_self):
+    """Equal extremes sent to one place split its gradient evenly, as in PyTorch, which counts an
+    equal input element even without include_self (and then drops its share); a NaN wins."""
+
+    def run(m):
+        a = m.tensor([[1.0, 3.0, 2.0, 5.0]], dtype=m.float64, requires_grad=True)
+        s = m.tensor([[3.0, 3.0, 0.5, 2.0, 2.0, 1.0]], dtype=m.float64, requires_grad=True)
+        index = m.tensor([[1, 1, 0, 2, 2, 0]])
+        out = a.scatter_reduce(1, index, s, reduce, include_self=include_self)
+        (out * m.tensor([[1.0, 2.0, 3.0, 4.0]], dtype=m.float64)).sum().backward()
+        nan = m.tensor([[1.0, float("nan"), 2.0]]).scatter_reduce(0, m.tensor([[0, 0, 0]]), m.ones(1, 3), reduce)
+        return out.detach().numpy(), a.grad.numpy(), s.grad.numpy(), nan.numpy()
+
+    for ours, theirs in zip(run(flow), run(torch)):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 @pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
 def test_index_reduce(reduce):
     def fn(m, a, s):

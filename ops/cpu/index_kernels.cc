@@ -3,7 +3,9 @@
 // are moved as bytes (dtype independent) and added in their own type where an
 // op accumulates.
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/runtime/view_ops.h"
 #include "ops/cpu/loops.h"
@@ -79,6 +81,45 @@ void GatherKernel(OpCall& c) {
 }
 OF_KERNEL("gather", kCPU, kAllDTypes, &GatherKernel);
 
+// A scatter whose index repeats one value along every dim after `dim` (stride 0 there: an
+// expanded column, as in a graph network's aggregation), with out and src dense over those dims
+// and of the index's sizes there, moves whole rows of `inner` elements: row(offset, dst, src_row,
+// inner) for each index element of the leading dims and `dim`, in order. A null `src` (a scalar
+// value) passes a null src_row. False when it does not fit.
+template <typename Row>
+bool ForEachScatterRow(const TensorImpl& out, const TensorImpl& index, const TensorImpl* src,
+                       int64_t dim, const char* name, Row&& row) {
+  const int64_t nd = out.ndim();
+  if (index.ndim() != nd || (src && src->ndim() != nd) || dim == nd - 1) return false;
+  int64_t inner = 1;
+  for (int64_t k = nd - 1; k > dim; --k) {
+    const int64_t n = index.shape()[k];
+    if (n != 1 && index.stride()[k] != 0) return false;
+    if (out.shape()[k] != n || (src && src->shape()[k] != n)) return false;
+    if (n != 1 && (out.stride()[k] != inner || (src && src->stride()[k] != inner))) return false;
+    inner *= n;
+  }
+  const DimVector lead(index.shape().begin(), index.shape().begin() + dim + 1);
+  DimVector out_stride(out.stride().begin(), out.stride().begin() + dim + 1);
+  const int64_t dim_stride = out_stride[dim];
+  out_stride[dim] = 0;
+  const DimVector index_stride(index.stride().begin(), index.stride().begin() + dim + 1);
+  const DimVector src_stride =
+      src ? DimVector(src->stride().begin(), src->stride().begin() + dim + 1)
+          : DimVector(dim + 1, 0);
+  const int64_t size = out.shape()[dim];
+  const int64_t is = out.itemsize();
+  ForEachIndex<3>(lead, {out_stride, index_stride, src_stride},
+                  [&](const DimVector&, const std::array<int64_t, 3>& off) {
+                    const int64_t v = IndexAt(index, off[1]);
+                    OF_CHECK(v >= 0 && v < size, RuntimeError, name, "(): index ", v,
+                             " is out of bounds for dimension ", dim, " with size ", size);
+                    const int64_t o = off[0] + v * dim_stride;
+                    row(o, out.data() + o * is, src ? src->data() + off[2] * is : nullptr, inner);
+                  });
+  return true;
+}
+
 // out = self, then out[index[i]][j] along dim = src[i][j] (or += for scatter_add).
 // scatter.src, scatter.value, scatter_add and their in-place twins have their
 // arguments at the same places: scatter.src's names (value is src).
@@ -107,6 +148,25 @@ void ScatterKernel(OpCall& c) {
   const int64_t is = out->itemsize();
   DispatchAll(out->dtype(), name.c_str(), [&](auto tag) {
     using T = typename decltype(tag)::type;
+    const bool scalar = !src_arg.is_tensor() || src_arg.is_wrapped_number();
+    if (ForEachScatterRow(*out, *index, scalar ? nullptr : src.get(), dim, name.c_str(),
+                          [&](int64_t, char* dst, const char* s, int64_t n) {
+                            if (!s) {  // the one value (read at src's offset 0)
+                              for (int64_t k = 0; k < n; ++k) {
+                                if constexpr (kAdd) {
+                                  AddElem<T>(dst + k * is, src->data());
+                                } else {
+                                  CopyElem(dst + k * is, src->data(), is);
+                                }
+                              }
+                            } else if constexpr (kAdd) {
+                              for (int64_t k = 0; k < n; ++k) AddElem<T>(dst + k * is, s + k * is);
+                            } else {
+                              std::memcpy(dst, s, n * is);
+                            }
+                          })) {
+      return;
+    }
     ForEachIndex<3>(index->shape(), {out_stride, index->stride(), src_stride},
                     [&](const DimVector&, const std::array<int64_t, 3>& off) {
                       const int64_t v = IndexAt(*index, off[1]);
@@ -127,6 +187,79 @@ OF_KERNEL("scatter_.src", kCPU, kAllDTypes, &ScatterKernel<false>);
 OF_KERNEL("scatter.value", kCPU, kAllDTypes, &ScatterKernel<false>);
 OF_KERNEL("scatter_.value", kCPU, kAllDTypes, &ScatterKernel<false>);
 OF_KERNEL_WITH_INPLACE("scatter_add", kCPU, kAllDTypes, &ScatterKernel<true>);
+
+// _scatter_reduce: out = self, then out[index][j] along dim combined with src[i][j] by max, min
+// or product (a NaN wins max and min, as in PyTorch). Without include_self the first element
+// sent to a place replaces what self held there.
+void ScatterReduceKernel(OpCall& c) {
+  namespace A = arg::_scatter_reduce;
+  CopyInto(c.tensor(A::self), c.outputs[0]);
+  TensorImplPtr out = AtLeast1d(c.outputs[0]);
+  TensorImplPtr index = AtLeast1d(c.tensor(A::index));
+  TensorImplPtr src = Unaliased(AtLeast1d(c.tensor(A::src)), out);
+  const std::string& reduce = c.args[A::reduce].str();
+  const int mode = reduce == "amax" ? 0 : (reduce == "amin" ? 1 : 2);
+  const bool include_self = c.get(A::include_self);
+  const int64_t dim = WrapDim(c.get(A::dim), out->ndim());
+  DimVector out_stride = out->stride();
+  const int64_t dim_stride = out_stride[dim];
+  const int64_t size = out->shape()[dim];
+  out_stride[dim] = 0;
+  // Which places something was sent to (by element offset), when self takes no part.
+  int64_t extent = 1;
+  for (int64_t d = 0; d < out->ndim(); ++d) extent += (out->shape()[d] - 1) * out->stride()[d];
+  std::vector<bool> seen(include_self ? 0 : extent, false);
+  const int64_t is = out->itemsize();
+  DispatchAll(out->dtype(), "scatter_reduce", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = AccT<T>;
+    auto combine = [&](char* dst, const char* src_elem) {
+      const C s = static_cast<C>(Load<T>(src_elem));
+      const C d = static_cast<C>(Load<T>(dst));
+      C r;
+      if (mode == 2) {
+        r = static_cast<C>(d * s);
+      } else if (s != s || d != d) {  // NaN (floating types only)
+        r = d != d ? d : s;
+      } else {
+        r = (mode == 0 ? s > d : s < d) ? s : d;
+      }
+      Store<T>(dst, static_cast<T>(r));
+    };
+    // A place's first element replaces it when self takes no part (keyed by element offset; in
+    // the row path by the row's first element, rows being never split).
+    auto first_visit = [&](int64_t o) {
+      if (include_self || seen[o]) return false;
+      seen[o] = true;
+      return true;
+    };
+    const bool rows = ForEachScatterRow(*out, *index, src.get(), dim, "scatter_reduce",
+                                        [&](int64_t o, char* dst, const char* s, int64_t n) {
+                                          if (first_visit(o)) {
+                                            std::memcpy(dst, s, n * is);
+                                            return;
+                                          }
+                                          for (int64_t k = 0; k < n; ++k) {
+                                            combine(dst + k * is, s + k * is);
+                                          }
+                                        });
+    if (rows) return;
+    ForEachIndex<3>(index->shape(), {out_stride, index->stride(), src->stride()},
+                    [&](const DimVector&, const std::array<int64_t, 3>& off) {
+                      const int64_t v = IndexAt(*index, off[1]);
+                      OF_CHECK(v >= 0 && v < size, RuntimeError, "scatter_reduce", "(): index ", v,
+                               " is out of bounds for dimension ", dim, " with size ", size);
+                      const int64_t o = off[0] + v * dim_stride;
+                      const char* s = src->data() + off[2] * is;
+                      if (first_visit(o)) {
+                        CopyElem(out->data() + o * is, s, is);
+                        return;
+                      }
+                      combine(out->data() + o * is, s);
+                    });
+  });
+}
+OF_KERNEL("_scatter_reduce", kCPU, kAllDTypes, &ScatterReduceKernel);
 
 // ---- index_select ------------------------------------------------------------
 
@@ -150,6 +283,21 @@ DimVector ReadSelectIndex(const TensorImplPtr& index, int64_t size, int64_t dim,
   return out;
 }
 
+// index_select over contiguous tensors as rows: row r of the selected tensor (outer block
+// r / n, selected position r % n) is row Source(r, pos) of the source, `bytes` long.
+struct SliceRows {
+  int64_t outer = 1, inner = 1, n, size, bytes, count, grain;
+  SliceRows(const DimVector& shape, int64_t dim, int64_t n_selected, int64_t itemsize)
+      : n(n_selected), size(shape[dim]) {
+    for (int64_t d = 0; d < dim; ++d) outer *= shape[d];
+    for (int64_t d = dim + 1; d < static_cast<int64_t>(shape.size()); ++d) inner *= shape[d];
+    bytes = inner * itemsize;
+    count = outer * n;
+    grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(inner, 1));
+  }
+  int64_t Source(int64_t r, const DimVector& pos) const { return (r / n) * size + pos[r % n]; }
+};
+
 void IndexSelectKernel(OpCall& c) {
   TensorImplPtr self = AtLeast1d(c.tensor(arg::_index_select::self));
   TensorImplPtr out = AtLeast1d(c.outputs[0]);
@@ -157,10 +305,21 @@ void IndexSelectKernel(OpCall& c) {
   const DimVector pos =
       ReadSelectIndex(c.tensor(arg::_index_select::index), self->shape()[dim], dim,
                       c.tensor(arg::_index_select::self)->ndim(), "index_select");
+  const int64_t is = self->itemsize();
+  if (self->is_contiguous() && out->is_contiguous()) {
+    // Whole slices at a time: a selected slice is `inner` consecutive elements.
+    const SliceRows rows(self->shape(), dim, static_cast<int64_t>(pos.size()), is);
+    ParallelFor(rows.count, rows.grain, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        std::memcpy(out->data() + r * rows.bytes, self->data() + rows.Source(r, pos) * rows.bytes,
+                    rows.bytes);
+      }
+    });
+    return;
+  }
   DimVector self_stride = self->stride();
   const int64_t dim_stride = self_stride[dim];
   self_stride[dim] = 0;
-  const int64_t is = self->itemsize();
   ForEachIndex<2>(out->shape(), {out->stride(), self_stride},
                   [&](const DimVector& i, const std::array<int64_t, 2>& off) {
                     CopyElem(out->data() + off[0] * is,
@@ -183,6 +342,16 @@ void IndexSelectBackwardKernel(OpCall& c) {
   const int64_t is = out->itemsize();
   DispatchAll(out->dtype(), "index_select_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
+    if (g->is_contiguous() && out->is_contiguous()) {
+      // Row by row, in order (a position selected twice accumulates twice).
+      const SliceRows rows(out->shape(), dim, static_cast<int64_t>(pos.size()), is);
+      for (int64_t r = 0; r < rows.count; ++r) {
+        char* dst = out->data() + rows.Source(r, pos) * rows.bytes;
+        const char* src = g->data() + r * rows.bytes;
+        for (int64_t k = 0; k < rows.inner; ++k) AddElem<T>(dst + k * is, src + k * is);
+      }
+      return;
+    }
     ForEachIndex<2>(g->shape(), {g->stride(), out_stride},
                     [&](const DimVector& i, const std::array<int64_t, 2>& off) {
                       AddElem<T>(out->data() + (off[1] + pos[i[dim]] * dim_stride) * is,

@@ -173,6 +173,24 @@ OF_OP_WITH_INPLACE("scatter_add(Tensor self, int dim, Tensor index, Tensor src) 
     .Sbp(sbp::NoSplitRuleYet())
     .Autocast(amp::kNone, amp::kPromote);
 
+// scatter_reduce's "amax", "amin" and "prod" (its "sum" and "mean" are scatter_add): out is
+// self with src's elements reduced in where index sends them; without include_self, what was
+// in self there takes no part. It has no backward of its own: oneflow.scatter_reduce wraps it
+// in an autograd.Function with PyTorch's formula (equal maxima share the gradient).
+void InferScatterReduce(OpCall& call) {
+  const std::string& reduce = call.args[arg::_scatter_reduce::reduce].str();
+  OF_CHECK(reduce == "amax" || reduce == "amin" || reduce == "prod", RuntimeError,
+           "_scatter_reduce", "(): reduce must be \"amax\", \"amin\" or \"prod\", got \"", reduce,
+           "\"");
+  InferScatter(call);
+}
+OF_OP(
+    "_scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, bool "
+    "include_self) -> Tensor")
+    .Infer(InferScatterReduce)
+    .Sbp(sbp::NoSplitRuleYet())
+    .Autocast(amp::kNone);
+
 // ---- index_select ------------------------------------------------------------
 
 void InferIndexSelect(OpCall& call) {

@@ -70,11 +70,18 @@ CASES = [
            shapes=[((3, 2), (1, 2))], dtypes=("bool",)),
     OpCase(ops=("scatter_add_",), fn=_inplace(lambda m, y, s: y.scatter_add_(1, _t(m, [[0, 0], [1, 0]]), s)),
            shapes=[((2, 3), (2, 2))], dtypes=NUM),
+    # scatter_reduce's amax/amin kernel (its gradient is the Python wrapper's)
+    OpCase(ops=("_scatter_reduce",), fn=lambda m, y, s: (m.scatter_reduce(y, 1, _t(m, [[0, 2, 0], [1, 1, 1]]), s, "amax"),
+                                                          y.scatter_reduce(0, _t(m, [[1, 0, 1]]), s[:1], "amin", include_self=False)),
+           shapes=[((2, 3), (2, 3))], dtypes=NUM, noncontiguous=False),
     # index_select
     OpCase(ops=("index_select", "_index_select"), fn=lambda m, x: x.index_select(1, _t(m, [2, 0, 2])), shapes=[((2, 3),), ((2, 4, 2),)],
            dtypes=ALL),
     OpCase(ops=("index_select", "_index_select"), name="index_select_dim0", fn=lambda m, x: m.index_select(x, -2, _t(m, [1, 1], "int32")),
            shapes=[((3, 2),)]),
+    # Contiguous operands go row by row (in parallel chunks: 12800 rows of 3 here).
+    OpCase(ops=("index_select", "_index_select"), name="index_select_many_rows",
+           fn=lambda m, x: x.index_select(1, _t(m, list(range(299, -1, -3)) * 2)), shapes=[((64, 300, 3),)]),
     OpCase(ops=("index_select", "_index_select"), name="index_select_scalar_index", fn=lambda m, x: x.index_select(0, _t(m, 1)),
            shapes=[((3, 2),)]),
     OpCase(ops=("index_select", "_index_select"), name="index_select_scalar", fn=lambda m, x: x.index_select(0, _t(m, [0])), shapes=[((),)]),

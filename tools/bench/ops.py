@@ -125,6 +125,50 @@ def _adam(amsgrad, dtype):
     return make
 
 
+def _cdist(m, a, b):
+    a, b = m.tensor(a), m.tensor(b)
+    return lambda: (m.cdist(a, b),)
+
+
+def _repeat_interleave(m, x, repeats):
+    x, repeats = m.tensor(x), m.tensor(repeats)
+    return lambda: (m.repeat_interleave(x, repeats, dim=0),)
+
+
+def _scatter_reduce(reduce):
+    """Rows of src reduced into 1024 buckets (a GNN's message aggregation), include_self=False."""
+    def make(m, index, src):
+        index, src = m.tensor(index).long(), m.tensor(src)
+        index = index[:, None].expand(-1, src.shape[1])
+        out = m.zeros(1024, src.shape[1])
+        return lambda: (out.scatter_reduce(0, index, src, reduce=reduce, include_self=False),)
+
+    return make
+
+
+def _lbfgs(m, x, y, w1, w2):
+    """One L-BFGS step (20 iterations, no line search) on a 64-128-1 tanh MLP from fixed weights."""
+    x, y = m.tensor(x), m.tensor(y)[:, None]
+    model = m.nn.Sequential(m.nn.Linear(64, 128), m.nn.Tanh(), m.nn.Linear(128, 1))
+    start = [m.tensor(w1), m.zeros(128), m.tensor(w2), m.zeros(1)]
+
+    def step():
+        with m.no_grad():
+            for p, p0 in zip(model.parameters(), start):
+                p.copy_(p0)
+        opt = m.optim.LBFGS(model.parameters(), lr=0.5, max_iter=20, tolerance_grad=0, tolerance_change=0)
+
+        def closure():
+            opt.zero_grad()
+            loss = m.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            return loss
+
+        return (opt.step(closure), *model.parameters())
+
+    return step
+
+
 # A GPT-2 block's weights (7.1M values).
 _BLOCK_WEIGHTS = ((768, 2304), (768, 768), (768, 3072), (3072, 768), (3072,), (768,))
 
@@ -162,6 +206,13 @@ CASES = [
     Case("cross_entropy_fwd_bwd", _cross_entropy(True), _ce_arrays),
     Case("adamw_step", _adam(False, np.float32), _uniform(*_BLOCK_WEIGHTS)),
     Case("adam_amsgrad_f64_step", _adam(True, np.float64), _uniform(*_BLOCK_WEIGHTS)),
+    Case("cdist_1024x1024x64", _cdist, _uniform((1024, 64), (1024, 64))),
+    Case("repeat_interleave", _repeat_interleave, lambda rng: [rng.uniform(-1, 1, (4096, 64)).astype(np.float32),
+                                                               rng.integers(0, 5, 4096)]),
+    Case("scatter_reduce_sum", _scatter_reduce("sum"), _ints((65536,), 1024, (65536, 64))),
+    Case("scatter_reduce_amax", _scatter_reduce("amax"), _ints((65536,), 1024, (65536, 64))),
+    Case("lbfgs_step_mlp", _lbfgs, lambda rng: [rng.uniform(-1, 1, s).astype(np.float32)
+                                                for s in ((512, 64), (512,), (128, 64), (1, 128))]),
     Case("sdpa_causal_fwd", _sdpa, _uniform((8, 12, 512, 64), (8, 12, 512, 64), (8, 12, 512, 64))),
 ]
 
