@@ -1,5 +1,5 @@
-"""flowvision's families in nn.Graph: the same logits as eager, bit for bit, on the traced call and
-on a replay."""
+"""flowvision's families in nn.Graph: the same logits as eager on the traced call and on a replay
+(within 1e-5: the graph folds evaluation-mode batch norms into the convolutions)."""
 
 import numpy as np
 import pytest
@@ -42,7 +42,7 @@ def test_graph_logits_equal_eager(name):
         x = flow.randn(1, 3, 224, 224)
         with flow.no_grad():
             expected = model(x).numpy()
-        np.testing.assert_array_equal(graph(x).numpy(), expected)
+        np.testing.assert_allclose(graph(x).numpy(), expected, rtol=1e-5, atol=1e-5)
 
 
 def test_saved_graph_gives_the_same_logits(tmp_path):
@@ -50,6 +50,7 @@ def test_saved_graph_gives_the_same_logits(tmp_path):
     model = flowvision.models.resnet18().eval()
     graph = Inference(model)
     x = flow.randn(2, 3, 64, 64)
+    graph(x)  # the traced call runs eagerly; the replays run the plan (batch norms folded)
     expected = graph(x).numpy()
     flow.save(graph, str(tmp_path / "resnet18"))
     loaded = flow.nn.graph.load(str(tmp_path / "resnet18"))

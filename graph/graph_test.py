@@ -216,3 +216,26 @@ def test_debug_prints_stages_and_ops(capsys):
     graph(flow.randn(2, 8))
     out = capsys.readouterr().out
     assert "compiling" in out and "compiled:" in out and "graph(%0)" in out and "return" in out
+
+
+def test_eval_batch_norm_folds_into_the_convolution_and_follows_the_module():
+    flow.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(3, 8, 3, bias=False), nn.BatchNorm2d(8), nn.ReLU(), nn.Conv2d(8, 4, 1), nn.BatchNorm2d(4)
+    )
+    with flow.no_grad():
+        for bn in (model[1], model[4]):
+            bn.running_mean.uniform_(-1, 1)
+            bn.running_var.uniform_(0.5, 2)
+            bn.weight.uniform_(0.5, 1.5)
+            bn.bias.uniform_(-1, 1)
+    model.eval()
+    graph = Plain(model)
+    x = flow.randn(2, 3, 10, 10)
+    np.testing.assert_allclose(graph(x).numpy(), model(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+    plan = next(iter(graph._plans.values())).plan
+    assert "native_batch_norm" not in plan.op_names and plan.op_names.count("convolution") == 2
+    with flow.no_grad():  # eager changes reach the folded weights
+        model[1].running_mean.add_(0.5)
+        model[3].weight.mul_(2.0)
+    np.testing.assert_allclose(graph(x).numpy(), model(x).detach().numpy(), rtol=1e-5, atol=1e-5)

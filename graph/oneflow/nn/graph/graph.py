@@ -23,6 +23,7 @@ from collections import OrderedDict
 import oneflow
 from oneflow import _C
 from oneflow.nn.graph import optimizer_in_plan as in_plan
+from oneflow.nn.graph import passes
 from oneflow.nn.graph.proxy import GraphModule
 
 __all__ = ["Graph", "GraphConfig"]
@@ -271,6 +272,8 @@ class Graph:
             results = entry.plan.run(tensors)
             self._after_step()
             return _unflatten(entry.out_spec, results)
+        for fold in entry.folds:
+            fold.refresh()
         results = entry.plan.run(tensors)
         n = len(results) - len(entry.grad_params)
         if entry.grad_params:
@@ -343,6 +346,8 @@ class Graph:
             self._step()
         elif not self.training:
             entry.step_in_plan = False
+            entry.plan, entry.folds = passes.fold_batch_norm(plan)
+            plan = entry.plan
         self._plans[key] = entry
         out = _unflatten(out_spec, [t.detach() for t in out_tensors])
         if self._debug_level >= 0:
@@ -378,6 +383,7 @@ class _Compiled:
         # step is in the plan, its learning rates set through lr_slots.
         self.step_in_plan = None
         self.lr_slots: list = []
+        self.folds: list = []  # batch norms folded into convolutions (passes.Fold)
         self.hyperparameters: list = []
 
 
