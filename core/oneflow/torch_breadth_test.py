@@ -604,3 +604,14 @@ def test_values_and_dtypes(fn):
         np.testing.assert_allclose(
             o.numpy().astype(np.float64), t.numpy().astype(np.float64), rtol=1e-6, equal_nan=True
         )
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("bad", [3, -1])
+def test_scatter_reduce_index_out_of_bounds(reduce, bad):
+    x, src = flow.zeros(3), flow.ones(2)
+    index = flow.tensor([0, bad])
+    with pytest.raises(RuntimeError, match="out of bounds for dimension 0 with size 3"):
+        flow.scatter_reduce(x, 0, index, src, reduce)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        torch.scatter_reduce(torch.zeros(3), 0, torch.tensor([0, bad]), torch.ones(2), reduce)
