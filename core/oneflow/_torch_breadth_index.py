@@ -389,10 +389,12 @@ def cdist(x1, x2, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if
         or (compute_mode == modes[0] and (x1.shape[-2] > 25 or x2.shape[-2] > 25))
     )
     if use_mm:
+        # One GEMM: [-2 x1, |x1|^2, 1] . [x2, 1, |x2|^2]^T = |x1|^2 - 2 x1.x2 + |x2|^2.
         sq1 = (x1 * x1).sum(-1, keepdim=True)
         sq2 = (x2 * x2).sum(-1, keepdim=True)
-        d2 = sq1 - 2 * _flow.matmul(x1, x2.transpose(-2, -1)) + sq2.transpose(-2, -1)
-        return d2.clamp_min(0).sqrt()
+        a = _flow.cat([x1 * -2, sq1, _flow.ones_like(sq1)], dim=-1)
+        b = _flow.cat([x2, _flow.ones_like(sq2), sq2], dim=-1)
+        return _flow.matmul(a, b.transpose(-2, -1)).clamp_min_(0).sqrt_()
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     return _flow.linalg.vector_norm(diff, ord=p, dim=-1)
 
