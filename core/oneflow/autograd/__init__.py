@@ -10,18 +10,27 @@ from collections.abc import Callable, Sequence
 from typing import Optional, Union  # noqa: F401 (Optional used in annotations)
 
 from oneflow import _C
-from oneflow.autograd.function import Function, FunctionCtx
+from oneflow.autograd.function import Function, FunctionCtx, NestedIOFunction
 from oneflow.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 
 __all__ = [
     "Function",
     "FunctionCtx",
+    "NestedIOFunction",
+    "Variable",
     "backward",
+    "detect_anomaly",
     "enable_grad",
+    "functional",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
     "inference_mode",
     "no_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
+    "variable",
 ]
 
 TensorOrTensors = Union["oneflow.Tensor", Sequence["oneflow.Tensor"]]  # noqa: F821
@@ -144,3 +153,36 @@ def grad(
     keep = create_graph if retain_graph is None else retain_graph
     result = _run_pass(None, _C._run_grad, outputs, inputs, grads, keep, create_graph, allow_unused)
     return _global_plugin().global_grads(inputs, result, create_graph) if is_global else result
+
+
+class set_multithreading_enabled:
+    """Context manager (or function) that turns the engine's worker threads on or off.
+
+    The engine runs every backward pass on the calling thread, so there are no worker threads to
+    turn off: the setting is recorded (and restored on exit) and otherwise changes nothing.
+
+    Args:
+        mode (bool): whether multithreaded backward is allowed.
+    """
+
+    _enabled = True
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = set_multithreading_enabled._enabled
+        set_multithreading_enabled._enabled = bool(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *args) -> None:
+        set_multithreading_enabled._enabled = self.prev
+
+    def clone(self) -> "set_multithreading_enabled":
+        return self.__class__(set_multithreading_enabled._enabled)
+
+
+# Last: these modules use the functions above.
+from oneflow.autograd import functional, variable  # noqa: E402
+from oneflow.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
+from oneflow.autograd.gradcheck import gradcheck, gradgradcheck  # noqa: E402
+from oneflow.autograd.variable import Variable  # noqa: E402
