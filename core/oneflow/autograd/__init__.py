@@ -21,6 +21,7 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "enforce_grad_layout_policy",
     "functional",
     "grad",
     "gradcheck",
@@ -78,8 +79,10 @@ def _queue_callback(callback: Callable[[], None]) -> None:
         if frame is not None:
             frame.append(callback)
             return
-    raise RuntimeError("final callbacks can only be installed during the backward pass (Tensor.backward / "
-                       "oneflow.autograd.backward), e.g. from a tensor hook")
+    raise RuntimeError(
+        "final callbacks can only be installed during the backward pass (Tensor.backward / "
+        "oneflow.autograd.backward), e.g. from a tensor hook"
+    )
 
 
 def _run_pass(frame: list | None, fn, *args):
@@ -139,10 +142,10 @@ def grad(
 ) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad``.
 
-        >>> x = oneflow.tensor(3.0, requires_grad=True)
-        >>> (g,) = oneflow.autograd.grad(x * x, x, create_graph=True)
-        >>> oneflow.autograd.grad(g, x)
-        (tensor(2., dtype=oneflow.float32),)
+    >>> x = oneflow.tensor(3.0, requires_grad=True)
+    >>> (g,) = oneflow.autograd.grad(x * x, x, create_graph=True)
+    >>> oneflow.autograd.grad(g, x)
+    (tensor(2., dtype=oneflow.float32),)
     """
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
@@ -177,8 +180,50 @@ class set_multithreading_enabled:
     def __exit__(self, *args) -> None:
         set_multithreading_enabled._enabled = self.prev
 
-    def clone(self) -> "set_multithreading_enabled":
+    def clone(self) -> set_multithreading_enabled:
         return self.__class__(set_multithreading_enabled._enabled)
+
+
+_layout = threading.local()
+
+
+class enforce_grad_layout_policy:
+    """Context manager (or function) that sets whether accumulated gradients must follow the
+    gradient layout contract: ``.grad`` has its parameter's strides (for a dense, non-overlapping
+    parameter), else is row-major contiguous.
+
+    The engine builds every accumulated gradient in its parameter's layout, so the contract
+    always holds; relaxing it (``enable=False``) is allowed, as in PyTorch, to change nothing.
+    The setting is per thread and restored on exit.
+
+    Args:
+        enable (bool): enforce the contract (``True``, default) or relax it (``False``).
+    """
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = enforce_grad_layout_policy.is_enabled()
+        _layout.enabled = bool(enable)
+
+    @staticmethod
+    def is_enabled() -> bool:
+        """Whether the gradient layout contract is enforced on this thread."""
+        return getattr(_layout, "enabled", True)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *args) -> None:
+        _layout.enabled = self.prev
+
+    def __call__(self, fn):
+        enable = enforce_grad_layout_policy.is_enabled()
+        _layout.enabled = self.prev
+
+        def wrapped(*args, **kwargs):
+            with enforce_grad_layout_policy(enable):
+                return fn(*args, **kwargs)
+
+        return wrapped
 
 
 # Last: these modules use the functions above.

@@ -221,14 +221,13 @@ def jacobian(
     if strategy not in ("forward-mode", "reverse-mode"):
         raise ValueError(
             f'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more'
-            f" outputs than inputs, \"forward-mode\" tends to be more performant. Otherwise, prefer to use"
+            f' outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use'
             f' "reverse-mode". (got {strategy!r})'
         )
     if strategy == "forward-mode":
         if create_graph:
             raise NotImplementedError(
-                "torch.autograd.functional.jacobian: `strategy=\"forward-mode\"` does not support"
-                " `create_graph=True`"
+                'torch.autograd.functional.jacobian: `strategy="forward-mode"` does not support `create_graph=True`'
             )
         if not vectorize:
             raise NotImplementedError(

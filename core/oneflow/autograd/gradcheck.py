@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import oneflow
 
@@ -73,7 +73,7 @@ def _analytical(outs: tuple, inputs: tuple, diff: list) -> list:
                 g = oneflow.zeros_like(x) if g is None else g
                 jac[i][j].append(g.detach().to(oneflow.float64).reshape(-1))
     result = [[None] * len(diff) for _ in outs]
-    for i, o in enumerate(outs):
+    for i in range(len(outs)):
         for j, x in enumerate(wrt):
             rows = jac[i][j]
             result[i][j] = oneflow.stack(rows, 0) if rows else oneflow.zeros((0, x.numel()), dtype=oneflow.float64)
