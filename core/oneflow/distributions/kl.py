@@ -1,0 +1,207 @@
+"""KL divergence between distributions: a table of closed forms keyed by the pair of types."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from functools import total_ordering
+
+import oneflow
+from oneflow.distributions import _special
+from oneflow.distributions.bernoulli import Bernoulli
+from oneflow.distributions.categorical import Categorical, OneHotCategorical
+from oneflow.distributions.dirichlet import Beta, Dirichlet
+from oneflow.distributions.distribution import Distribution
+from oneflow.distributions.gamma import Exponential, Gamma
+from oneflow.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
+from oneflow.distributions.normal import Normal
+from oneflow.distributions.uniform import Uniform
+
+__all__ = ["kl_divergence", "register_kl"]
+
+_KL_REGISTRY: dict = {}  # (type_p, type_q) -> fn(p, q)
+_KL_MEMOIZE: dict = {}  # (type_p, type_q) -> the most specific registered fn
+
+
+def register_kl(type_p, type_q):
+    """Decorator registering ``fn(p, q)`` as the KL divergence of a ``type_p`` from a ``type_q``.
+
+        >>> @register_kl(Normal, Normal)
+        ... def kl_normal_normal(p, q):
+        ...     ...
+
+    Lookup picks the most specific registered pair (by the classes' method resolution order); an
+    ambiguous pair warns. Registering clears the lookup cache.
+
+    Args:
+        type_p (type): a subclass of :class:`Distribution`.
+        type_q (type): a subclass of :class:`Distribution`.
+    """
+    if not isinstance(type_p, type) or not issubclass(type_p, Distribution):
+        raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")
+    if not isinstance(type_q, type) or not issubclass(type_q, Distribution):
+        raise TypeError(f"Expected type_q to be a Distribution subclass but got {type_q}")
+
+    def decorator(fn):
+        _KL_REGISTRY[type_p, type_q] = fn
+        _KL_MEMOIZE.clear()
+        return fn
+
+    return decorator
+
+
+@total_ordering
+class _Match:
+    def __init__(self, *types):
+        self.types = types
+
+    def __eq__(self, other):
+        return self.types == other.types
+
+    def __le__(self, other):
+        for x, y in zip(self.types, other.types):
+            if not issubclass(x, y):
+                return False
+            if x is not y:
+                break
+        return True
+
+
+def _dispatch_kl(type_p, type_q):
+    matches = [(p, q) for p, q in _KL_REGISTRY if issubclass(type_p, p) and issubclass(type_q, q)]
+    if not matches:
+        return NotImplemented
+    left_p, left_q = min(_Match(*m) for m in matches).types
+    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
+    left_fn = _KL_REGISTRY[left_p, left_q]
+    right_fn = _KL_REGISTRY[right_p, right_q]
+    if left_fn is not right_fn:
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please register_kl"
+            f"({left_p.__name__}, {right_q.__name__})",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return left_fn
+
+
+def kl_divergence(p: Distribution, q: Distribution):
+    """The Kullback-Leibler divergence ``KL(p || q) = E_p[log p(x) - log q(x)]``, over the batch.
+
+    Args:
+        p (Distribution): the distribution the expectation is taken under.
+        q (Distribution): the reference distribution.
+
+    Raises:
+        NotImplementedError: when no closed form is registered for the two types.
+    """
+    key = (type(p), type(q))
+    fn = _KL_MEMOIZE.get(key)
+    if fn is None:
+        fn = _dispatch_kl(*key)
+        _KL_MEMOIZE[key] = fn
+    if fn is NotImplemented:
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type {q.__class__.__name__}"
+        )
+    return fn(p, q)
+
+
+def _infinite_like(t):
+    return oneflow.full_like(t, math.inf)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p, q):
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p, q):
+    t = p.probs * (p.logits - q.logits)
+    t = oneflow.where((q.probs == 0).expand_as(t), _infinite_like(t), t)
+    t = oneflow.where((p.probs == 0).expand_as(t), oneflow.zeros_like(t), t)
+    return t.sum(-1)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p, q):
+    softplus = oneflow.nn.functional.softplus
+    t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    t1 = oneflow.where(q.probs == 0, _infinite_like(t1), t1)
+    t1 = oneflow.where(p.probs == 0, oneflow.zeros_like(t1), t1)
+    t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    t2 = oneflow.where(q.probs == 1, _infinite_like(t2), t2)
+    t2 = oneflow.where(p.probs == 1, oneflow.zeros_like(t2), t2)
+    return t1 + t2
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p, q):
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    outside = (q.low > p.low) | (q.high < p.high)
+    return oneflow.where(outside, _infinite_like(result), result)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * _special.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * _special.digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * _special.digamma(sum_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * _special.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    rate_ratio = q.rate / p.rate
+    return rate_ratio - 1 - rate_ratio.log()
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = sum_p.lgamma() - sum_q.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = _special.digamma(p.concentration) - _special.digamma(sum_p).unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with different event shapes cannot be computed"
+        )
+    p_L, q_L = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = q_L.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_L.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    n = p.event_shape[0]
+    batch = oneflow.broadcast_shapes(tuple(q_L.shape[:-2]), tuple(p_L.shape[:-2]))
+    # tr(Sigma_q^{-1} Sigma_p) = || q_L^{-1} p_L ||_F^2
+    solved = oneflow.linalg.solve_triangular(
+        q_L.expand(tuple(batch) + (n, n)), p_L.expand(tuple(batch) + (n, n)), upper=False
+    )
+    term2 = solved.pow(2).reshape(tuple(batch) + (-1,)).sum(-1)
+    term3 = _batch_mahalanobis(q_L, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
