@@ -51,11 +51,7 @@ class Dirichlet(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         c = self.concentration
-        return (
-            oneflow.xlogy(c - 1.0, value).sum(-1)
-            + oneflow.lgamma(c.sum(-1))
-            - oneflow.lgamma(c).sum(-1)
-        )
+        return oneflow.xlogy(c - 1.0, value).sum(-1) + oneflow.lgamma(c.sum(-1)) - oneflow.lgamma(c).sum(-1)
 
     @property
     def mean(self):

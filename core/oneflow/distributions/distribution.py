@@ -180,9 +180,7 @@ class Distribution:
         expected = tuple(self._batch_shape) + tuple(self._event_shape)
         for i, j in zip(reversed(actual), reversed(expected)):
             if i != 1 and j != 1 and i != j:
-                raise ValueError(
-                    f"Value is not broadcastable with batch_shape+event_shape: {actual} vs {expected}."
-                )
+                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual} vs {expected}.")
         try:
             support = self.support
         except NotImplementedError:

@@ -141,11 +141,7 @@ class MultivariateNormal(Distribution):
 
     @property
     def variance(self):
-        return (
-            self._unbroadcasted_scale_tril.pow(2)
-            .sum(-1)
-            .expand(tuple(self._batch_shape) + tuple(self._event_shape))
-        )
+        return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(tuple(self._batch_shape) + tuple(self._event_shape))
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
