@@ -296,16 +296,8 @@ def as_tensor(data: Any, dtype: oneflow.dtype | None = None, device: DeviceLike 
     return tensor(data, dtype=dtype, device=device)
 
 
-def empty(
-    *size,
-    dtype=None,
-    device: DeviceLike = None,
-    requires_grad: builtins.bool = False,
-    placement=None,
-    sbp=None,
-    memory_format=contiguous_format,
-    pin_memory: builtins.bool = False,
-) -> oneflow.Tensor:
+def empty(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,
+          sbp=None, memory_format=contiguous_format, pin_memory: builtins.bool = False) -> oneflow.Tensor:
     """An uninitialized tensor of the given size (a global one with ``placement`` and ``sbp``), laid
     out in ``memory_format`` (``oneflow.channels_last`` for a 4-D NHWC layout). ``pin_memory`` as
     in :func:`tensor`."""
@@ -315,34 +307,19 @@ def empty(
         return _global_plugin().make_global(
             lambda s, dev: empty(s, dtype=dtype, device=dev), placement, sbp, requires_grad, device, shape=shape
         )
-    return _finish(
-        _C.empty(
-            _sizes(size, "empty"), dtype or get_default_dtype(), _device(device), _memory_format(memory_format, "empty")
-        ),
-        requires_grad,
-    )
+    return _finish(_C.empty(_sizes(size, "empty"), dtype or get_default_dtype(), _device(device),
+                            _memory_format(memory_format, "empty")), requires_grad)
 
 
-def full(
-    size: Sequence[int],
-    fill_value,
-    dtype=None,
-    device: DeviceLike = None,
-    requires_grad: builtins.bool = False,
-    placement=None,
-    sbp=None,
-) -> oneflow.Tensor:
+def full(size: Sequence[int], fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False,
+         placement=None, sbp=None) -> oneflow.Tensor:
     """A tensor of ``size`` filled with ``fill_value``; the dtype follows the value's type.
 
     With ``placement`` and ``sbp`` the result is a global tensor."""
     if placement is not None or sbp is not None:
         shape = _sizes((size,), "full")
         return _global_plugin().make_global(
-            lambda s, dev: full(s, fill_value, dtype=dtype, device=dev),
-            placement,
-            sbp,
-            requires_grad,
-            device,
+            lambda s, dev: full(s, fill_value, dtype=dtype, device=dev), placement, sbp, requires_grad, device,
             shape=shape,
         )
     if dtype is None:  # a NumPy scalar counts as the Python number it holds here
@@ -352,9 +329,8 @@ def full(
     return _finish(t, requires_grad)
 
 
-def zeros(
-    *size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None, sbp=None
-) -> oneflow.Tensor:
+def zeros(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,
+          sbp=None) -> oneflow.Tensor:
     """A tensor of zeros, e.g. ``oneflow.zeros(2, 3)`` or ``oneflow.zeros((2, 3))``.
 
     With ``placement`` and ``sbp`` the result is a global tensor."""
@@ -366,9 +342,8 @@ def zeros(
     return _finish(_C.full(_sizes(size, "zeros"), 0, dtype or get_default_dtype(), _device(device)), requires_grad)
 
 
-def ones(
-    *size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None, sbp=None
-) -> oneflow.Tensor:
+def ones(*size, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,
+          sbp=None) -> oneflow.Tensor:
     """A tensor of ones, e.g. ``oneflow.ones(2, 3)`` or ``oneflow.ones((2, 3))``.
 
     With ``placement`` and ``sbp`` the result is a global tensor."""
@@ -403,124 +378,62 @@ def _global_like(make, input, requires_grad, placement=None, sbp=None, device=No
     return _global_plugin().make_global(make, placement, sbp, requires_grad, device, shape=tuple(input.shape))
 
 
-def empty_like(
-    input,
-    dtype=None,
-    device: DeviceLike = None,
-    requires_grad: builtins.bool = False,
-    *,
-    memory_format=preserve_format,
-    placement=None,
-    sbp=None,
-):
+def empty_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
+               memory_format=preserve_format, placement=None, sbp=None):
     """An uninitialized tensor laid out like ``input`` (or in ``memory_format``; by default of its dtype
     and device).
 
     With ``placement`` and ``sbp`` (OneFlow's), or for a global ``input``, a global tensor of
     ``input``'s shape (placement and sbp by default ``input``'s)."""
     if _is_global(input) or placement is not None or sbp is not None:
-        return _global_like(
-            lambda s, dev: empty(s, dtype=dtype or input.dtype, device=dev),
-            input,
-            requires_grad,
-            placement,
-            sbp,
-            device,
-        )
-    return _finish(
-        _C.empty_like(*_like(input, dtype, device), _memory_format(memory_format, "empty_like")), requires_grad
-    )
+        return _global_like(lambda s, dev: empty(s, dtype=dtype or input.dtype, device=dev), input, requires_grad,
+                            placement, sbp, device)
+    return _finish(_C.empty_like(*_like(input, dtype, device), _memory_format(memory_format, "empty_like")),
+                   requires_grad)
 
 
-def zeros_like(
-    input,
-    dtype=None,
-    device: DeviceLike = None,
-    requires_grad: builtins.bool = False,
-    *,
-    memory_format=preserve_format,
-    placement=None,
-    sbp=None,
-):
+def zeros_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
+               memory_format=preserve_format, placement=None, sbp=None):
     """Zeros laid out like ``input`` (or in ``memory_format``; by default of its dtype and device).
 
     With ``placement`` and ``sbp`` (OneFlow's), or for a global ``input``, a global tensor of
     ``input``'s shape (placement and sbp by default ``input``'s)."""
     if _is_global(input) or placement is not None or sbp is not None:
-        return _global_like(
-            lambda s, dev: zeros(s, dtype=dtype or input.dtype, device=dev),
-            input,
-            requires_grad,
-            placement,
-            sbp,
-            device,
-        )
+        return _global_like(lambda s, dev: zeros(s, dtype=dtype or input.dtype, device=dev), input, requires_grad,
+                            placement, sbp, device)
     t, dtype, device = _like(input, dtype, device)
     return _finish(_C.full_like(t, 0, dtype, device, _memory_format(memory_format, "zeros_like")), requires_grad)
 
 
-def ones_like(
-    input,
-    dtype=None,
-    device: DeviceLike = None,
-    requires_grad: builtins.bool = False,
-    *,
-    memory_format=preserve_format,
-    placement=None,
-    sbp=None,
-):
+def ones_like(input, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
+              memory_format=preserve_format, placement=None, sbp=None):
     """Ones laid out like ``input`` (or in ``memory_format``; by default of its dtype and device).
 
     With ``placement`` and ``sbp`` (OneFlow's), or for a global ``input``, a global tensor of
     ``input``'s shape (placement and sbp by default ``input``'s)."""
     if _is_global(input) or placement is not None or sbp is not None:
-        return _global_like(
-            lambda s, dev: ones(s, dtype=dtype or input.dtype, device=dev), input, requires_grad, placement, sbp, device
-        )
+        return _global_like(lambda s, dev: ones(s, dtype=dtype or input.dtype, device=dev), input, requires_grad,
+                            placement, sbp, device)
     t, dtype, device = _like(input, dtype, device)
     return _finish(_C.full_like(t, 1, dtype, device, _memory_format(memory_format, "ones_like")), requires_grad)
 
 
-def full_like(
-    input,
-    fill_value,
-    dtype=None,
-    device: DeviceLike = None,
-    requires_grad: builtins.bool = False,
-    *,
-    memory_format=preserve_format,
-    placement=None,
-    sbp=None,
-):
+def full_like(input, fill_value, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, *,
+              memory_format=preserve_format, placement=None, sbp=None):
     """``fill_value`` everywhere, laid out like ``input`` (and by default of its dtype and device).
 
     With ``placement`` and ``sbp`` (OneFlow's), or for a global ``input``, a global tensor of
     ``input``'s shape (placement and sbp by default ``input``'s)."""
     if _is_global(input) or placement is not None or sbp is not None:
-        return _global_like(
-            lambda s, dev: full(s, fill_value, dtype=dtype or input.dtype, device=dev),
-            input,
-            requires_grad,
-            placement,
-            sbp,
-            device,
-        )
+        return _global_like(lambda s, dev: full(s, fill_value, dtype=dtype or input.dtype, device=dev), input,
+                            requires_grad, placement, sbp, device)
     t, dtype, device = _like(input, dtype, device)
-    return _finish(
-        _C.full_like(t, fill_value, dtype, device, _memory_format(memory_format, "full_like")), requires_grad
-    )
+    return _finish(_C.full_like(t, fill_value, dtype, device, _memory_format(memory_format, "full_like")),
+                   requires_grad)
 
 
-def arange(
-    start,
-    end=None,
-    step=1,
-    dtype=None,
-    device: DeviceLike = None,
-    requires_grad: builtins.bool = False,
-    placement=None,
-    sbp=None,
-):
+def arange(start, end=None, step=1, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False,
+           placement=None, sbp=None):
     """Values from ``start`` (default 0) up to but excluding ``end``, ``step`` apart.
 
     int64 when all arguments are ints, else the default float dtype.
@@ -542,16 +455,8 @@ def arange(
     return _finish(_C.arange(start, end, step, dtype, _device(device)), requires_grad)
 
 
-def linspace(
-    start,
-    end,
-    steps,
-    dtype=None,
-    device: DeviceLike = None,
-    requires_grad: builtins.bool = False,
-    placement=None,
-    sbp=None,
-):
+def linspace(start, end, steps, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False,
+             placement=None, sbp=None):
     """``steps`` values evenly spaced from ``start`` to ``end`` inclusive (a global tensor with
     ``placement`` and ``sbp``, OneFlow's)."""
     if placement is not None or sbp is not None:
@@ -565,17 +470,8 @@ def linspace(
     return _finish(t, requires_grad)
 
 
-def logspace(
-    start,
-    end,
-    steps,
-    base=10.0,
-    dtype=None,
-    device: DeviceLike = None,
-    requires_grad: builtins.bool = False,
-    placement=None,
-    sbp=None,
-):
+def logspace(start, end, steps, base=10.0, dtype=None, device: DeviceLike = None,
+             requires_grad: builtins.bool = False, placement=None, sbp=None):
     """``steps`` values ``base ** x`` for ``x`` evenly spaced from ``start`` to ``end`` inclusive
     (a global tensor with ``placement`` and ``sbp``, OneFlow's).
 
@@ -584,10 +480,7 @@ def logspace(
     """
     if placement is not None or sbp is not None:
         return _global_plugin().make_global(
-            lambda s, dev: logspace(start, end, steps, base, dtype=dtype, device=dev),
-            placement,
-            sbp,
-            requires_grad,
+            lambda s, dev: logspace(start, end, steps, base, dtype=dtype, device=dev), placement, sbp, requires_grad,
             device,
         )
     if isinstance(base, oneflow.Tensor) or isinstance(base, builtins.bool) or not isinstance(base, numbers.Real):
@@ -600,9 +493,8 @@ def logspace(
     return _finish(values.to(dtype=dtype, device=_device(device)), requires_grad)
 
 
-def eye(
-    n, m=None, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None, sbp=None
-):
+def eye(n, m=None, dtype=None, device: DeviceLike = None, requires_grad: builtins.bool = False, placement=None,
+        sbp=None):
     """An ``n`` x ``m`` (default ``n`` x ``n``) matrix with ones on the diagonal (a global one with
     ``placement`` and ``sbp``)."""
     if placement is not None or sbp is not None:

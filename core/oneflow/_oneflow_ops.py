@@ -523,6 +523,7 @@ def _c_amp_white_identity(in_):
     return in_
 
 
+
 def _c_gather(x, indices, axis):
     """``oneflow._C.gather``: the slices of ``x`` along ``axis`` that ``indices`` name, of shape
     ``x.shape[:axis] + indices.shape + x.shape[axis + 1:]`` (an embedding lookup with ``axis=0``).
@@ -536,7 +537,7 @@ def _c_gather(x, indices, axis):
     _index_tensor(fn, "indices", indices)
     axis = _axis(fn, "axis", axis, x.dim())
     picked = flow.index_select(x, axis, indices.reshape(-1))
-    return picked.reshape(*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :])
+    return picked.reshape(*x.shape[:axis], *indices.shape, *x.shape[axis + 1:])
 
 
 def _c_relu(x, inplace: bool = False):
@@ -545,9 +546,8 @@ def _c_relu(x, inplace: bool = False):
     return flow.nn.functional.relu(x, inplace=_bool("relu", "inplace", inplace))
 
 
-def _c_cross_entropy(
-    input, target, weight=None, ignore_index: int = -100, reduction: str = "mean", label_smoothing: float = 0.0
-):
+def _c_cross_entropy(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
+                     label_smoothing: float = 0.0):
     """``oneflow._C.cross_entropy``: :func:`oneflow.nn.functional.cross_entropy` positionally."""
     fn = "cross_entropy"
     _tensor(fn, "input", input)
@@ -555,11 +555,7 @@ def _c_cross_entropy(
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{fn}(): argument 'reduction' must be 'none', 'mean' or 'sum', got {reduction!r}")
     return flow.nn.functional.cross_entropy(
-        input,
-        target,
-        weight,
-        ignore_index=_int(fn, "ignore_index", ignore_index),
-        reduction=reduction,
+        input, target, weight, ignore_index=_int(fn, "ignore_index", ignore_index), reduction=reduction,
         label_smoothing=_float(fn, "label_smoothing", label_smoothing),
     )
 

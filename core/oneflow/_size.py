@@ -6,8 +6,8 @@ from __future__ import annotations
 class Size(tuple):
     """The shape of a tensor: a tuple of ints that prints as ``oneflow.Size([2, 3])``.
 
-    >>> oneflow.zeros(2, 3).shape
-    oneflow.Size([2, 3])
+        >>> oneflow.zeros(2, 3).shape
+        oneflow.Size([2, 3])
     """
 
     __slots__ = ()
@@ -16,7 +16,9 @@ class Size(tuple):
         sizes = tuple(sizes)
         for i, s in enumerate(sizes):
             if isinstance(s, bool) or not hasattr(s, "__index__"):
-                raise TypeError(f"oneflow.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')")
+                raise TypeError(
+                    f"oneflow.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')"
+                )
         return super().__new__(cls, (s.__index__() for s in sizes))
 
     def __repr__(self) -> str:

@@ -92,13 +92,8 @@ def cartesian_prod(*tensors) -> oneflow.Tensor:
     return _C.ops.cartesian_prod(_tensors(tensors, "cartesian_prod"))
 
 
-def unique(
-    input,
-    sorted: builtins.bool = True,
-    return_inverse: builtins.bool = False,
-    return_counts: builtins.bool = False,
-    dim: int | None = None,
-):
+def unique(input, sorted: builtins.bool = True, return_inverse: builtins.bool = False,
+           return_counts: builtins.bool = False, dim: int | None = None):
     """The sorted unique elements of ``input`` (or unique slices along ``dim``), with the
     inverse indices and the counts when asked for."""
     if dim is None:
@@ -108,9 +103,8 @@ def unique(
     return _pick(values, inverse, counts, return_inverse, return_counts)
 
 
-def unique_consecutive(
-    input, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim: int | None = None
-):
+def unique_consecutive(input, return_inverse: builtins.bool = False, return_counts: builtins.bool = False,
+                       dim: int | None = None):
     """``input`` with runs of equal consecutive elements (or slices along ``dim``) collapsed."""
     values, inverse, counts = _C.ops._unique_consecutive(input, return_inverse, return_counts, dim)
     return _pick(values, inverse, counts, return_inverse, return_counts)
@@ -150,10 +144,8 @@ def _unflatten_sizes(sizes) -> list:
             except TypeError:
                 s = None
         if s is None:
-            raise TypeError(
-                f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, but found element "
-                f"of type {type(sizes[pos]).__name__} at pos {pos}"
-            )
+            raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, but found element "
+                            f"of type {type(sizes[pos]).__name__} at pos {pos}")
         out.append(s)
     return out
 
@@ -187,16 +179,13 @@ def unflatten(input, dim: int, sizes) -> oneflow.Tensor:
     for s in sizes:
         if s != -1:
             known *= s
-    mismatch = (
-        f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {dim} ({shape[d]}) in the input tensor"
-    )
+    mismatch = (f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {dim} ({shape[d]}) in "
+                "the input tensor")
     if -1 in sizes:
         if known == 0:
             if shape[d] == 0:
-                raise RuntimeError(
-                    f"unflatten: cannot infer the -1 in sizes {sizes} for dim {dim} of size 0 "
-                    "(it can be any value and is ambiguous)"
-                )
+                raise RuntimeError(f"unflatten: cannot infer the -1 in sizes {sizes} for dim {dim} of size 0 "
+                                   "(it can be any value and is ambiguous)")
             raise RuntimeError(mismatch)
         if shape[d] % known:
             raise RuntimeError(mismatch)
@@ -204,7 +193,7 @@ def unflatten(input, dim: int, sizes) -> oneflow.Tensor:
     elif known != shape[d]:
         raise RuntimeError(mismatch)
     # Splitting one dim is always expressible with strides, so this is a view of any input.
-    return input.view(shape[:d] + sizes + shape[d + 1 :])
+    return input.view(shape[:d] + sizes + shape[d + 1:])
 
 
 def _install_methods() -> None:

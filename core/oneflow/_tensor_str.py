@@ -75,7 +75,9 @@ def set_printoptions(
     """
     global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
     if profile is not None and profile not in _PROFILES:
-        raise ValueError(f"set_printoptions(): argument 'profile' must be one of {sorted(_PROFILES)}, got {profile!r}")
+        raise ValueError(
+            f"set_printoptions(): argument 'profile' must be one of {sorted(_PROFILES)}, got {profile!r}"
+        )
     if precision is not None:
         _check_option("precision", precision, 0)
     if threshold is not None and not (
@@ -111,7 +113,6 @@ def get_printoptions() -> dict:
         "sci_mode": SCI_MODE,
     }
 
-
 _PREFIX = "tensor("
 _FLOAT_NAMES = frozenset({"float16", "bfloat16", "float32", "float64"})
 
@@ -140,7 +141,9 @@ class _ElementStyle:
         largest, smallest = float(magnitude.max()), float(magnitude.min())
         self.whole_numbers = bool(np.all(regular == np.ceil(regular)))
         self.scientific = (
-            largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4 if SCI_MODE is None else SCI_MODE
+            largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+            if SCI_MODE is None
+            else SCI_MODE
         )
         self.width = max(len(self._plain(v)) for v in regular.tolist())
 
@@ -179,7 +182,8 @@ def _edges(array: np.ndarray) -> np.ndarray:
     the layout (even a huge tensor expanded from one element).
     """
     keep = [
-        np.r_[0:EDGEITEMS, size - EDGEITEMS : size] if size > 2 * EDGEITEMS else np.arange(size) for size in array.shape
+        np.r_[0:EDGEITEMS, size - EDGEITEMS : size] if size > 2 * EDGEITEMS else np.arange(size)
+        for size in array.shape
     ]
     return array[np.ix_(*keep)]
 
@@ -195,16 +199,23 @@ def _visible(length: int, full_length: int, summarize: bool) -> list[int | None]
     return list(range(length))
 
 
-def _render_row(row: np.ndarray, style: _ElementStyle, indent: int, summarize: bool, full_shape: tuple) -> str:
+def _render_row(
+    row: np.ndarray, style: _ElementStyle, indent: int, summarize: bool, full_shape: tuple
+) -> str:
     """A 1-d tensor, wrapped into lines of equally many elements."""
     per_line = max(1, (LINEWIDTH - indent) // (style.width + 2))
     values = row.tolist()
-    cells = [" ..." if i is None else style.render(values[i]) for i in _visible(len(values), full_shape[0], summarize)]
+    cells = [
+        " ..." if i is None else style.render(values[i])
+        for i in _visible(len(values), full_shape[0], summarize)
+    ]
     lines = [", ".join(cells[i : i + per_line]) for i in range(0, len(cells), per_line)]
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _render(array: np.ndarray, style: _ElementStyle, indent: int, summarize: bool, full_shape: tuple) -> str:
+def _render(
+    array: np.ndarray, style: _ElementStyle, indent: int, summarize: bool, full_shape: tuple
+) -> str:
     """Any non-empty tensor; sub-tensors start one column further in."""
     if array.ndim == 0:
         return style.render(array.item())

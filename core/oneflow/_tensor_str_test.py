@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 import torch
 
-_spec = importlib.util.spec_from_file_location("_tensor_str_under_test", Path(__file__).with_name("_tensor_str.py"))
+_spec = importlib.util.spec_from_file_location(
+    "_tensor_str_under_test", Path(__file__).with_name("_tensor_str.py")
+)
 ts = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ts)
 
@@ -129,7 +131,9 @@ CASES = {
     "long_int": lambda: torch.arange(1500),
     "long_bool": lambda: torch.arange(1200) % 2 == 0,
     # Only the shown edges decide the notation: the hidden 1e-9s do not.
-    "long_edges_decide": lambda: torch.cat([torch.ones(3), torch.full((1000,), 1e-9), torch.ones(3)]),
+    "long_edges_decide": lambda: torch.cat(
+        [torch.ones(3), torch.full((1000,), 1e-9), torch.ones(3)]
+    ),
     "wide": lambda: torch.randn(3, 2000, generator=_gen(14)),
     "tall": lambda: torch.randn(2000, 3, generator=_gen(15)),
     "square": lambda: torch.randn(50, 50, generator=_gen(16)) * 1e4,
@@ -233,6 +237,8 @@ def test_several_suffixes_match_torch(n):
 
 def test_explicit_shape_gives_size_suffix():
     expected = repr(torch.empty(0, 4, dtype=torch.int32)).replace("torch.", "oneflow.")
-    ours = ts.format_tensor(np.empty(0, np.int32), "int32", shape=(0, 4), suffixes=["dtype=oneflow.int32"])
+    ours = ts.format_tensor(
+        np.empty(0, np.int32), "int32", shape=(0, 4), suffixes=["dtype=oneflow.int32"]
+    )
     assert ours == expected
     assert ts.format_tensor(np.empty(0, np.float32), "float32", shape=(0,)) == "tensor([])"

@@ -73,11 +73,8 @@ def test_tensor_with_explicit_dtype_converts_like_torch(dtype):
 
 @pytest.mark.parametrize(
     "a, b",
-    [
-        (a, b)
-        for a in ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
-        for b in ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
-    ],
+    [(a, b) for a in ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+     for b in ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]],
 )
 def test_promote_types_matches_torch(a, b):
     from oneflow._creation import promote_types

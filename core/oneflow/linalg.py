@@ -89,9 +89,8 @@ def solve(A, B, *, left: builtins.bool = True) -> oneflow.Tensor:
     return _C.ops._linalg_solve(A, B, left=left)
 
 
-def solve_triangular(
-    A, B, *, upper: builtins.bool, left: builtins.bool = True, unitriangular: builtins.bool = False
-) -> oneflow.Tensor:
+def solve_triangular(A, B, *, upper: builtins.bool, left: builtins.bool = True,
+                     unitriangular: builtins.bool = False) -> oneflow.Tensor:
     """The solution X of ``A X = B`` for triangular ``A`` (only its ``upper`` or lower
     triangle is read; its diagonal is taken as ones with ``unitriangular``)."""
     return _C.ops._linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)

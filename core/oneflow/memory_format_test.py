@@ -10,18 +10,8 @@ import torch
 import oneflow as flow
 
 FORMATS = ["contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]
-SHAPES_4D = [
-    (2, 3, 4, 5),
-    (1, 3, 4, 5),
-    (2, 1, 4, 5),
-    (2, 3, 1, 1),
-    (2, 3, 1, 5),
-    (1, 1, 1, 1),
-    (0, 3, 2, 2),
-    (2, 3, 0, 4),
-    (1, 3, 1, 1),
-    (4, 8, 2, 1),
-]
+SHAPES_4D = [(2, 3, 4, 5), (1, 3, 4, 5), (2, 1, 4, 5), (2, 3, 1, 1), (2, 3, 1, 5), (1, 1, 1, 1), (0, 3, 2, 2),
+             (2, 3, 0, 4), (1, 3, 1, 1), (4, 8, 2, 1)]
 SHAPES_5D = [(2, 3, 4, 5, 6), (1, 3, 1, 1, 2), (2, 1, 2, 2, 2)]
 
 
@@ -58,11 +48,8 @@ def test_to_contiguous_is_contiguous(shape):
     for name in FORMATS:
         f, t = fmt(name)
         assert a.is_contiguous(memory_format=f) == b.is_contiguous(memory_format=t)
-        for make in (
-            lambda x, m: x.to(memory_format=m),
-            lambda x, m: x.contiguous(memory_format=m),
-            lambda x, m: x.clone(memory_format=m),
-        ):
+        for make in (lambda x, m: x.to(memory_format=m), lambda x, m: x.contiguous(memory_format=m),
+                     lambda x, m: x.clone(memory_format=m)):
             try:
                 expected = make(b, t)
             except RuntimeError:
@@ -108,18 +95,14 @@ def test_preserve_keeps_layout():
         (lambda: flow.empty_like(a), lambda: torch.empty_like(b)),
         (lambda: a.clone(), lambda: b.clone()),
         (lambda: a.to(flow.float64), lambda: b.to(torch.float64)),
-        (
-            lambda: a.to(flow.float64, memory_format=flow.contiguous_format),
-            lambda: b.to(torch.float64, memory_format=torch.contiguous_format),
-        ),
+        (lambda: a.to(flow.float64, memory_format=flow.contiguous_format),
+         lambda: b.to(torch.float64, memory_format=torch.contiguous_format)),
         (lambda: a.contiguous(), lambda: b.contiguous()),
     ):
         assert make_f().stride() == make_t().stride()
     c, d = pair((2, 3, 4, 5))
-    assert (
-        c.to(flow.float64, memory_format=flow.channels_last).stride()
-        == d.to(torch.float64, memory_format=torch.channels_last).stride()
-    )
+    assert c.to(flow.float64, memory_format=flow.channels_last).stride() == \
+        d.to(torch.float64, memory_format=torch.channels_last).stride()
 
 
 def test_errors():
@@ -177,20 +160,10 @@ def test_elementwise_layouts():
     bias, tbias = pair((3, 1, 1), 2)
     small, tsmall = cl_pair((1, 3, 1, 1), 3)
     cases = [
-        (a + c, b + d),
-        (c + a, d + b),
-        (c * c, d * d),
-        (c + 1, d + 1),
-        (flow.relu(c), torch.relu(d)),
-        (c + bias, d + tbias),
-        (bias + c, tbias + d),
-        (c + a[:, :1], d + b[:, :1]),
-        (small + a, tsmall + b),
-        (flow.where(c > 0, c, 0.0), torch.where(d > 0, d, 0.0)),
-        (-c, -d),
-        (c.exp(), d.exp()),
-        (a.permute(0, 2, 3, 1) + 1, b.permute(0, 2, 3, 1) + 1),
-        (a[..., ::2] * 2, b[..., ::2] * 2),
+        (a + c, b + d), (c + a, d + b), (c * c, d * d), (c + 1, d + 1), (flow.relu(c), torch.relu(d)),
+        (c + bias, d + tbias), (bias + c, tbias + d), (c + a[:, :1], d + b[:, :1]), (small + a, tsmall + b),
+        (flow.where(c > 0, c, 0.0), torch.where(d > 0, d, 0.0)), (-c, -d), (c.exp(), d.exp()),
+        (a.permute(0, 2, 3, 1) + 1, b.permute(0, 2, 3, 1) + 1), (a[..., ::2] * 2, b[..., ::2] * 2),
     ]
     for ours, theirs in cases:
         assert ours.stride() == theirs.stride()
@@ -271,7 +244,8 @@ class Bottleneck(flow.nn.Module):
 def resnet50():
     """ResNet-50 as flowvision builds it (torchvision's layout), without the pretrained weights."""
     nn = flow.nn
-    layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, 1)]
+    layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+              nn.MaxPool2d(3, 2, 1)]
     cin = 64
     for width, blocks, stride in ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)):
         for i in range(blocks):

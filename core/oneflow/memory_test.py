@@ -39,7 +39,9 @@ def _collect():
     gc.collect()
 
 
-@pytest.mark.parametrize("nbytes", [0, 1, 63, 64, 65, 4000, 64 * 1024, 64 * 1024 + 1, 3 * MiB + 5, 10**8])
+@pytest.mark.parametrize(
+    "nbytes", [0, 1, 63, 64, 65, 4000, 64 * 1024, 64 * 1024 + 1, 3 * MiB + 5, 10**8]
+)
 def test_allocation_size_follows_the_documented_rule(nbytes):
     assert flow.cpu.allocation_size(nbytes) == expected_size(nbytes)
     assert flow.cpu.allocation_size(nbytes) >= nbytes
@@ -152,15 +154,8 @@ def test_memory_stats_keys_and_invariants():
     for stat in ("allocated_bytes", "reserved_bytes", "allocation"):
         for kind in ("current", "peak", "allocated", "freed"):
             assert isinstance(stats[f"{stat}.all.{kind}"], int)
-    for key in (
-        "num_alloc_retries",
-        "num_ooms",
-        "num_device_alloc",
-        "num_device_free",
-        "num_cache_hits",
-        "cached_bytes.all.current",
-        "cache_limit_bytes",
-    ):
+    for key in ("num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free",
+                "num_cache_hits", "cached_bytes.all.current", "cache_limit_bytes"):
         assert isinstance(stats[key], int)
     assert list(stats) == sorted(stats)
     assert stats["reserved_bytes.all.current"] == (
@@ -170,7 +165,9 @@ def test_memory_stats_keys_and_invariants():
     assert stats["allocated_bytes.all.current"] == (
         stats["allocated_bytes.all.allocated"] - stats["allocated_bytes.all.freed"]
     )
-    assert stats["allocation.all.current"] == (stats["allocation.all.allocated"] - stats["allocation.all.freed"])
+    assert stats["allocation.all.current"] == (
+        stats["allocation.all.allocated"] - stats["allocation.all.freed"]
+    )
     # torch.cuda.memory_stats uses the same names for the common counters.
     assert flow.cpu.memory_allocated() == stats["allocated_bytes.all.current"]
     assert flow.cpu.memory_allocated("cpu") == flow.cpu.memory_allocated(flow.device("cpu"))

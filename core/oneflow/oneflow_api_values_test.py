@@ -104,13 +104,8 @@ def test_set_printoptions_profile_resets_and_bad_input(default_printoptions):
     flow.set_printoptions(precision=1, sci_mode=True)
     assert flow.get_printoptions()["precision"] == 1 and flow.get_printoptions()["sci_mode"] is True
     flow.set_printoptions(profile="default")
-    assert flow.get_printoptions() == {
-        "precision": 4,
-        "threshold": 1000,
-        "edgeitems": 3,
-        "linewidth": 80,
-        "sci_mode": None,
-    }
+    assert flow.get_printoptions() == {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80,
+                                       "sci_mode": None}
     with pytest.raises(ValueError, match="set_printoptions.*'profile'"):
         flow.set_printoptions(profile="long")
     with pytest.raises(TypeError, match="set_printoptions.*'precision' must be int"):

@@ -251,7 +251,7 @@ def test_gather(axis, index_shape):
     def reference(x):
         d = axis % x.dim()
         picked = torch.index_select(x, d, torch_index.reshape(-1))
-        return picked.reshape(*x.shape[:d], *torch_index.shape, *x.shape[d + 1 :])
+        return picked.reshape(*x.shape[:d], *torch_index.shape, *x.shape[d + 1:])
 
     _check(lambda x: C.gather(x, ours_index, axis=axis), reference, _pair((3, 3, 5)))
 

@@ -49,21 +49,8 @@ def test_repeated_products_pack_once_and_equal_torch():
             _check(xr, fw, fb, torch.from_numpy(w), torch.from_numpy(b))
 
 
-@pytest.mark.parametrize(
-    "how",
-    [
-        "add_",
-        "data_mul_",
-        "copy_",
-        "index",
-        "init",
-        "load_state_dict",
-        "optimizer",
-        "fused_optimizer",
-        "view_write",
-        "set_data",
-    ],
-)
+@pytest.mark.parametrize("how", ["add_", "data_mul_", "copy_", "index", "init", "load_state_dict",
+                                 "optimizer", "fused_optimizer", "view_write", "set_data"])
 def test_every_write_to_the_weight_is_seen(how):
     rng = np.random.default_rng(1)
     layer = flow.nn.Linear(80, 96)
@@ -92,11 +79,8 @@ def test_every_write_to_the_weight_is_seen(how):
         elif how == "set_data":
             layer.weight.data = flow.tensor(new)
     if how in ("optimizer", "fused_optimizer"):
-        opt = (
-            flow.optim.Adam(layer.parameters(), lr=0.1, foreach=False)
-            if how == "optimizer"
-            else flow.optim.Adam(layer.parameters(), lr=0.1)
-        )
+        opt = flow.optim.Adam(layer.parameters(), lr=0.1, foreach=False) if how == "optimizer" else \
+            flow.optim.Adam(layer.parameters(), lr=0.1)
         layer(x).sum().backward()
         opt.step()
     with flow.no_grad(), torch.no_grad():
@@ -170,17 +154,18 @@ def test_bfloat16_products_run_in_bfloat16_and_match_torch():
     ref = (ta.float() @ tb.float()).bfloat16().float().numpy()
     for ours in (flow.mm(fa, fb), flow.matmul(fa, fb.t().contiguous().t()), fa @ fb):
         assert ours.dtype == flow.bfloat16
-        np.testing.assert_allclose(ours.float().numpy(), ref, rtol=2**-7, atol=1e-2)
-    np.testing.assert_allclose(flow.mm(fa, fb).float().numpy(), torch.mm(ta, tb).float().numpy(), rtol=2**-7, atol=1e-2)
+        np.testing.assert_allclose(ours.float().numpy(), ref, rtol=2 ** -7, atol=1e-2)
+    np.testing.assert_allclose(flow.mm(fa, fb).float().numpy(), torch.mm(ta, tb).float().numpy(), rtol=2 ** -7,
+                               atol=1e-2)
     # Batched, with bias (addmm/baddbmm) and under autocast (Linear in bfloat16).
     bat = rng.standard_normal((4, 37, 96)).astype(np.float32)
     got = flow.bmm(flow.tensor(bat).bfloat16(), fb.expand(4, 96, 50)).float().numpy()
     want = torch.bmm(torch.from_numpy(bat).bfloat16(), tb.expand(4, 96, 50)).float().numpy()
-    np.testing.assert_allclose(got, want, rtol=2**-7, atol=2e-2)
+    np.testing.assert_allclose(got, want, rtol=2 ** -7, atol=2e-2)
     bias = rng.standard_normal(50).astype(np.float32)
     got = flow.addmm(flow.tensor(bias).bfloat16(), fa, fb, beta=0.5).float().numpy()
     want = torch.addmm(torch.from_numpy(bias).bfloat16(), ta, tb, beta=0.5).float().numpy()
-    np.testing.assert_allclose(got, want, rtol=2**-7, atol=2e-2)
+    np.testing.assert_allclose(got, want, rtol=2 ** -7, atol=2e-2)
     layer = flow.nn.Linear(96, 50)
     theirs = torch.nn.Linear(96, 50)
     theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in layer.state_dict().items()})
@@ -191,11 +176,11 @@ def test_bfloat16_products_run_in_bfloat16_and_match_torch():
     with torch.autocast("cpu", dtype=torch.bfloat16):
         ty = theirs(tx)
     assert y.dtype == flow.bfloat16
-    np.testing.assert_allclose(y.float().detach().numpy(), ty.float().detach().numpy(), rtol=2**-7, atol=2e-2)
+    np.testing.assert_allclose(y.float().detach().numpy(), ty.float().detach().numpy(), rtol=2 ** -7, atol=2e-2)
     y.float().sum().backward()
     ty.float().sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=2**-6, atol=5e-2)
-    np.testing.assert_allclose(layer.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=2**-6, atol=5e-2)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=2 ** -6, atol=5e-2)
+    np.testing.assert_allclose(layer.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=2 ** -6, atol=5e-2)
 
 
 def test_a_weight_larger_than_the_budget_is_used_once_and_dropped():
@@ -230,11 +215,8 @@ def test_fused_linear_with_a_packed_weight_sees_writes(act):
 
     def check():
         ours = flow.fused_linear(x, fw, fb, act).numpy()
-        ref = activation(
-            torch.nn.functional.linear(
-                torch.from_numpy(x.numpy()), torch.from_numpy(fw.numpy()), torch.from_numpy(fb.numpy())
-            )
-        ).numpy()
+        ref = activation(torch.nn.functional.linear(torch.from_numpy(x.numpy()), torch.from_numpy(fw.numpy()),
+                                                    torch.from_numpy(fb.numpy()))).numpy()
         np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-4)
 
     # A first look at another weight frees the packed copies of weights that died before.

@@ -59,10 +59,8 @@ class EventList(list):
             rows = rows[:row_limit]
         self_total = sum(e.self_cpu_time_total for e in self) or 1.0
         width = max([len("Name")] + [len(e.key) for e in rows])
-        head = (
-            f"{'Name':<{width}}  {'Self CPU %':>10}  {'Self CPU':>12}  {'CPU total':>12}  {'CPU avg':>10}  "
-            f"{'# Calls':>8}"
-        )
+        head = (f"{'Name':<{width}}  {'Self CPU %':>10}  {'Self CPU':>12}  {'CPU total':>12}  {'CPU avg':>10}  "
+                f"{'# Calls':>8}")
         lines = [head, "-" * len(head)]
         for e in rows:
             lines.append(
@@ -90,17 +88,13 @@ class profile:
     other torch.profiler options are not supported and raise when set.
     """
 
-    def __init__(
-        self, activities=None, *, record_shapes: bool = False, profile_memory: bool = False, with_stack: bool = False
-    ):
+    def __init__(self, activities=None, *, record_shapes: bool = False, profile_memory: bool = False,
+                 with_stack: bool = False):
         for a in activities or ():
             if a != ProfilerActivity.CPU:
                 raise ValueError(f"profile(): oneflow profiles CPU kernels only, got activity {a!r}")
-        for name, value in (
-            ("record_shapes", record_shapes),
-            ("profile_memory", profile_memory),
-            ("with_stack", with_stack),
-        ):
+        for name, value in (("record_shapes", record_shapes), ("profile_memory", profile_memory),
+                            ("with_stack", with_stack)):
             if value:
                 raise NotImplementedError(f"profile(): {name}=True is not supported")
         self._rows: list[FunctionEventAvg] | None = None
@@ -118,10 +112,8 @@ class profile:
     def __exit__(self, *exc) -> None:
         _C._profiler_set_enabled(False)
         self.wall_time_us = (time.perf_counter() - self._start) * 1e6
-        self._rows = [
-            FunctionEventAvg(name, calls, total / 1e3, self_ns / 1e3)
-            for name, calls, total, self_ns in _C._profiler_table()
-        ]
+        self._rows = [FunctionEventAvg(name, calls, total / 1e3, self_ns / 1e3)
+                      for name, calls, total, self_ns in _C._profiler_table()]
         _C._profiler_reset()
 
     def key_averages(self) -> EventList:

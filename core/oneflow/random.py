@@ -84,54 +84,30 @@ def _global_random(make, placement, sbp, requires_grad, device):
     return _global_plugin().make_global(lambda s, dev: make(dev), placement, sbp, requires_grad, device)
 
 
-def rand(
-    *size,
-    generator=None,
-    dtype=None,
-    device=None,
-    requires_grad: builtins.bool = False,
-    placement=None,
-    sbp=None,
-    **kwargs,
-):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None,
+         sbp=None, **kwargs):
     """Uniform samples from [0, 1): ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``.
 
     With ``placement`` and ``sbp`` the result is a global tensor."""
     shape = _shape(size, _size_kwarg(kwargs, "rand"), "rand")
     if placement is not None or sbp is not None:
-        return _global_random(
-            lambda dev: rand(shape, generator=generator, dtype=dtype, device=dev), placement, sbp, requires_grad, device
-        )
-    return _random_tensor(
-        "rand", shape, dtype, device, generator, requires_grad, lambda t: t.uniform_(0, 1, generator=generator)
-    )
+        return _global_random(lambda dev: rand(shape, generator=generator, dtype=dtype, device=dev), placement, sbp,
+                              requires_grad, device)
+    return _random_tensor("rand", shape, dtype, device, generator, requires_grad,
+                          lambda t: t.uniform_(0, 1, generator=generator))
 
 
-def randn(
-    *size,
-    generator=None,
-    dtype=None,
-    device=None,
-    requires_grad: builtins.bool = False,
-    placement=None,
-    sbp=None,
-    **kwargs,
-):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None,
+          sbp=None, **kwargs):
     """Standard normal samples: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``.
 
     With ``placement`` and ``sbp`` the result is a global tensor."""
     shape = _shape(size, _size_kwarg(kwargs, "randn"), "randn")
     if placement is not None or sbp is not None:
-        return _global_random(
-            lambda dev: randn(shape, generator=generator, dtype=dtype, device=dev),
-            placement,
-            sbp,
-            requires_grad,
-            device,
-        )
-    return _random_tensor(
-        "randn", shape, dtype, device, generator, requires_grad, lambda t: t.normal_(0, 1, generator=generator)
-    )
+        return _global_random(lambda dev: randn(shape, generator=generator, dtype=dtype, device=dev), placement,
+                              sbp, requires_grad, device)
+    return _random_tensor("randn", shape, dtype, device, generator, requires_grad,
+                          lambda t: t.normal_(0, 1, generator=generator))
 
 
 def _size_kwarg(kwargs: dict, op: str):
@@ -169,18 +145,8 @@ def _bind(params: tuple, args: tuple, kwargs: dict) -> dict | None:
     return bound if len(bound) == len(params) else None
 
 
-def randint(
-    *args,
-    low=_MISSING,
-    high=_MISSING,
-    size=_MISSING,
-    generator=None,
-    dtype=None,
-    device=None,
-    requires_grad: builtins.bool = False,
-    placement=None,
-    sbp=None,
-):
+def randint(*args, low=_MISSING, high=_MISSING, size=_MISSING, generator=None, dtype=None, device=None,
+            requires_grad: builtins.bool = False, placement=None, sbp=None):
     """Integers drawn uniformly from [low, high) (``low`` defaults to 0), int64 unless ``dtype`` says.
 
     ``randint(high, size)`` or ``randint(low, high, size)``, positionally or by keyword;
@@ -201,51 +167,27 @@ def randint(
     hi = _int_arg(bound["high"], "randint", "high")
     shape = _size_arg(bound["size"], "randint")
     if placement is not None or sbp is not None:
-        return _global_random(
-            lambda dev: randint(lo, hi, shape, generator=generator, dtype=dtype, device=dev),
-            placement,
-            sbp,
-            requires_grad,
-            device,
-        )
-    return _random_tensor(
-        "randint",
-        shape,
-        dtype or oneflow.int64,
-        device,
-        generator,
-        requires_grad,
-        lambda t: t.random_(lo, hi, generator=generator),
-    )
+        return _global_random(lambda dev: randint(lo, hi, shape, generator=generator, dtype=dtype, device=dev),
+                              placement, sbp, requires_grad, device)
+    return _random_tensor("randint", shape, dtype or oneflow.int64, device, generator, requires_grad,
+                          lambda t: t.random_(lo, hi, generator=generator))
 
 
-def randperm(
-    n, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None, sbp=None
-):
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None,
+             sbp=None):
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says); a global tensor with
     ``placement`` and ``sbp``."""
     _check_generator(generator, "randperm")
     n = _int_arg(n, "randperm", "n", 1)
     if placement is not None or sbp is not None:
-        return _global_random(
-            lambda dev: randperm(n, generator=generator, dtype=dtype, device=dev), placement, sbp, requires_grad, device
-        )
+        return _global_random(lambda dev: randperm(n, generator=generator, dtype=dtype, device=dev), placement, sbp,
+                              requires_grad, device)
     t = _C.ops.randperm(n, generator=generator, dtype=dtype, device=device)
     return _finish(t, requires_grad)
 
 
-def normal(
-    mean=0.0,
-    std=1.0,
-    size: Sequence[builtins.int] | None = None,
-    *,
-    generator=None,
-    dtype=None,
-    device=None,
-    requires_grad: builtins.bool = False,
-    placement=None,
-    sbp=None,
-):
+def normal(mean=0.0, std=1.0, size: Sequence[builtins.int] | None = None, *, generator=None, dtype=None,
+           device=None, requires_grad: builtins.bool = False, placement=None, sbp=None):
     """Normal samples with the given mean and standard deviation.
 
     ``normal(mean_tensor, std_tensor)`` broadcasts the two, ``normal(mean_tensor, std=1.0)`` and
@@ -256,14 +198,8 @@ def normal(
     _check_generator(generator, "normal")
     tensors = isinstance(mean, oneflow.Tensor) or isinstance(std, oneflow.Tensor)
     if tensors:
-        if (
-            size is not None
-            or dtype is not None
-            or device is not None
-            or requires_grad
-            or placement is not None
-            or sbp is not None
-        ):
+        if size is not None or dtype is not None or device is not None or requires_grad or placement is not None \
+                or sbp is not None:
             raise TypeError("normal(): size, dtype, device and requires_grad go with a float mean and std only")
         return _C.ops.normal(mean, std, generator=generator)
     if size is None:
@@ -279,13 +215,10 @@ def normal(
     shape = _sizes((size,), "normal")
     if placement is not None or sbp is not None:
         return _global_random(
-            lambda dev: normal(mean, std, shape, generator=generator, dtype=dtype, device=dev),
-            placement,
-            sbp,
-            requires_grad,
-            device,
-        )
-    t = _C.ops.normal(builtins.float(mean), builtins.float(std), shape, generator=generator, dtype=dtype, device=device)
+            lambda dev: normal(mean, std, shape, generator=generator, dtype=dtype, device=dev), placement, sbp,
+            requires_grad, device)
+    t = _C.ops.normal(builtins.float(mean), builtins.float(std), shape, generator=generator, dtype=dtype,
+                      device=device)
     return _finish(t, requires_grad)
 
 
@@ -306,56 +239,34 @@ def _like(input, dtype, device, op):
     return _C.empty_like(input, dtype or input.dtype, _device(device) if device is not None else input.device)
 
 
-def rand_like(
-    input, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None, sbp=None
-):
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False,
+              placement=None, sbp=None):
     """Uniform samples from [0, 1) laid out like ``input`` (and by default of its dtype and device); a
     global tensor with ``placement``/``sbp`` or a global ``input`` (see :func:`oneflow.zeros_like`)."""
     _check_generator(generator, "rand_like")
     if _is_global(input) or placement is not None or sbp is not None:
         placement, sbp = _like_placement(input, placement, sbp)
-        return _global_random(
-            lambda dev: rand(tuple(input.shape), generator=generator, dtype=dtype or input.dtype, device=dev),
-            placement,
-            sbp,
-            requires_grad,
-            device,
-        )
+        return _global_random(lambda dev: rand(tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
+                                               device=dev), placement, sbp, requires_grad, device)
     t = _like(input, dtype, device, "rand_like").uniform_(0, 1, generator=generator)
     return _finish(t, requires_grad)
 
 
-def randn_like(
-    input, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False, placement=None, sbp=None
-):
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad: builtins.bool = False,
+               placement=None, sbp=None):
     """Standard normal samples laid out like ``input`` (and by default of its dtype and device); a
     global tensor with ``placement``/``sbp`` or a global ``input`` (see :func:`oneflow.zeros_like`)."""
     _check_generator(generator, "randn_like")
     if _is_global(input) or placement is not None or sbp is not None:
         placement, sbp = _like_placement(input, placement, sbp)
-        return _global_random(
-            lambda dev: randn(tuple(input.shape), generator=generator, dtype=dtype or input.dtype, device=dev),
-            placement,
-            sbp,
-            requires_grad,
-            device,
-        )
+        return _global_random(lambda dev: randn(tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
+                                                device=dev), placement, sbp, requires_grad, device)
     t = _like(input, dtype, device, "randn_like").normal_(0, 1, generator=generator)
     return _finish(t, requires_grad)
 
 
-def randint_like(
-    input,
-    low=0,
-    high=None,
-    *,
-    generator=None,
-    dtype=None,
-    device=None,
-    requires_grad: builtins.bool = False,
-    placement=None,
-    sbp=None,
-):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
+                 requires_grad: builtins.bool = False, placement=None, sbp=None):
     """Integers from [low, high) laid out like ``input``: ``randint_like(x, high)`` or
     ``randint_like(x, low, high)``; a global tensor with ``placement``/``sbp`` or a global ``input``
     (see :func:`oneflow.zeros_like`)."""
@@ -366,15 +277,9 @@ def randint_like(
     hi = _int_arg(high, "randint_like", "high")
     if _is_global(input) or placement is not None or sbp is not None:
         placement, sbp = _like_placement(input, placement, sbp)
-        return _global_random(
-            lambda dev: randint(
-                lo, hi, tuple(input.shape), generator=generator, dtype=dtype or input.dtype, device=dev
-            ),
-            placement,
-            sbp,
-            requires_grad,
-            device,
-        )
+        return _global_random(lambda dev: randint(lo, hi, tuple(input.shape), generator=generator,
+                                                  dtype=dtype or input.dtype, device=dev),
+                              placement, sbp, requires_grad, device)
     t = _like(input, dtype, device, "randint_like").random_(lo, hi, generator=generator)
     return _finish(t, requires_grad)
 

@@ -50,11 +50,8 @@ def _same_error(fn):
         # Random123's known-answer vectors for philox4x32 with 10 rounds.
         ([0, 0, 0, 0], [0, 0], [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]),
         ([0xFFFFFFFF] * 4, [0xFFFFFFFF] * 2, [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]),
-        (
-            [0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344],
-            [0xA4093822, 0x299F31D0],
-            [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1],
-        ),
+        ([0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344], [0xA4093822, 0x299F31D0],
+         [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]),
     ],
 )
 def test_philox_known_answers(counter, key, expected):
@@ -72,16 +69,10 @@ def test_manual_seed_returns_the_default_generator():
 def test_same_seed_same_values():
     def draw():
         return [
-            _np(flow.rand(3, 4)),
-            _np(flow.randn(5, dtype=flow.float64)),
-            _np(flow.randint(0, 100, (6,))),
-            _np(flow.randperm(10)),
-            _np(flow.normal(1.0, 2.0, (4,))),
-            _np(flow.bernoulli(flow.full((8,), 0.5))),
-            _np(flow.empty(4).uniform_(-1, 1)),
-            _np(flow.empty(3, dtype=flow.float16).normal_()),
-            _np(flow.zeros(5, dtype=flow.int32).random_()),
-            _np(flow.rand(2, dtype=flow.bfloat16)),
+            _np(flow.rand(3, 4)), _np(flow.randn(5, dtype=flow.float64)), _np(flow.randint(0, 100, (6,))),
+            _np(flow.randperm(10)), _np(flow.normal(1.0, 2.0, (4,))), _np(flow.bernoulli(flow.full((8,), 0.5))),
+            _np(flow.empty(4).uniform_(-1, 1)), _np(flow.empty(3, dtype=flow.float16).normal_()),
+            _np(flow.zeros(5, dtype=flow.int32).random_()), _np(flow.rand(2, dtype=flow.bfloat16)),
         ]
 
     flow.manual_seed(1234)
@@ -216,26 +207,18 @@ def test_generator_api():
 def test_generator_through_every_op():
     def draws(g):
         return [
-            _np(flow.empty(5).uniform_(generator=g)),
-            _np(flow.empty(5).normal_(generator=g)),
-            _np(flow.empty(5).random_(generator=g)),
-            _np(flow.empty(5).random_(7, generator=g)),
-            _np(flow.empty(5).random_(2, 9, generator=g)),
-            _np(flow.empty(5).bernoulli_(generator=g)),
+            _np(flow.empty(5).uniform_(generator=g)), _np(flow.empty(5).normal_(generator=g)),
+            _np(flow.empty(5).random_(generator=g)), _np(flow.empty(5).random_(7, generator=g)),
+            _np(flow.empty(5).random_(2, 9, generator=g)), _np(flow.empty(5).bernoulli_(generator=g)),
             _np(flow.empty(5).bernoulli_(flow.full((5,), 0.5), generator=g)),
             _np(flow.bernoulli(flow.full((5,), 0.5), generator=g)),
             _np(flow.bernoulli(flow.zeros(5), 0.5, generator=g)),
             _np(flow.normal(flow.zeros(5), flow.ones(5), generator=g)),
             _np(flow.normal(0.0, flow.ones(5), generator=g)),
-            _np(flow.normal(flow.zeros(5), 2.0, generator=g)),
-            _np(flow.normal(0.0, 1.0, (5,), generator=g)),
-            _np(flow.randperm(5, generator=g)),
-            _np(flow.rand(5, generator=g)),
-            _np(flow.randn(5, generator=g)),
-            _np(flow.randint(9, (5,), generator=g)),
-            _np(flow.rand_like(flow.zeros(5), generator=g)),
-            _np(flow.randn_like(flow.zeros(5), generator=g)),
-            _np(flow.randint_like(flow.zeros(5), 9, generator=g)),
+            _np(flow.normal(flow.zeros(5), 2.0, generator=g)), _np(flow.normal(0.0, 1.0, (5,), generator=g)),
+            _np(flow.randperm(5, generator=g)), _np(flow.rand(5, generator=g)), _np(flow.randn(5, generator=g)),
+            _np(flow.randint(9, (5,), generator=g)), _np(flow.rand_like(flow.zeros(5), generator=g)),
+            _np(flow.randn_like(flow.zeros(5), generator=g)), _np(flow.randint_like(flow.zeros(5), 9, generator=g)),
         ]
 
     before = flow.get_rng_state()
@@ -340,12 +323,8 @@ def test_forms_match_torch_shape_and_dtype(form):
 def test_default_dtype_is_used():
     flow.set_default_dtype(flow.float64)
     try:
-        for t in (
-            flow.rand(2),
-            flow.randn(2),
-            flow.normal(0.0, 1.0, (2,)),
-            flow.rand_like(flow.zeros(2, dtype=flow.float64)),
-        ):
+        for t in (flow.rand(2), flow.randn(2), flow.normal(0.0, 1.0, (2,)),
+                  flow.rand_like(flow.zeros(2, dtype=flow.float64))):
             assert t.dtype == flow.float64
         assert flow.randint(3, (2,)).dtype == flow.int64
         assert flow.randperm(3).dtype == flow.int64
@@ -420,14 +399,10 @@ def test_errors_match_torch(case):
 
 
 def test_requires_grad():
-    for t in (
-        flow.rand(3, requires_grad=True),
-        flow.randn(2, 2, dtype=flow.float64, requires_grad=True),
-        flow.normal(0.0, 1.0, (3,), requires_grad=True),
-        flow.randperm(4, dtype=flow.float32, requires_grad=True),
-        flow.randint(0, 5, (3,), dtype=flow.float32, requires_grad=True),
-        flow.rand_like(flow.zeros(2), requires_grad=True),
-    ):
+    for t in (flow.rand(3, requires_grad=True), flow.randn(2, 2, dtype=flow.float64, requires_grad=True),
+              flow.normal(0.0, 1.0, (3,), requires_grad=True), flow.randperm(4, dtype=flow.float32, requires_grad=True),
+              flow.randint(0, 5, (3,), dtype=flow.float32, requires_grad=True),
+              flow.rand_like(flow.zeros(2), requires_grad=True)):
         assert t.requires_grad and t.is_leaf
     assert not flow.rand(3).requires_grad
 

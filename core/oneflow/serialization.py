@@ -441,13 +441,8 @@ def _is_rank_arg(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def save(
-    obj: Any,
-    f: FileLike,
-    pickle_module: Any = pickle,
-    pickle_protocol: int = _DEFAULT_PROTOCOL,
-    global_dst_rank: int | None = None,
-) -> None:
+def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: int = _DEFAULT_PROTOCOL,
+         global_dst_rank: int | None = None) -> None:
     """Saves ``obj`` (tensors, state dicts, containers, numbers, strings...) to a checkpoint.
 
     The checkpoint is a zip archive described in this module's docstring.

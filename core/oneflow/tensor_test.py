@@ -416,11 +416,8 @@ def test_pickle_and_deepcopy_roundtrip():
     import copy
     import pickle
 
-    for t in (
-        flow.arange(6, dtype=flow.float32).view(2, 3).T,
-        flow.tensor([1.5], dtype=flow.bfloat16),
-        flow.tensor([1.0, 2.0], requires_grad=True),
-    ):
+    for t in (flow.arange(6, dtype=flow.float32).view(2, 3).T, flow.tensor([1.5], dtype=flow.bfloat16),
+              flow.tensor([1.0, 2.0], requires_grad=True)):
         for back in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
             assert back.dtype == t.dtype and back.shape == t.shape and back.requires_grad == t.requires_grad
             assert back.tolist() == t.tolist() and back.data_ptr() != t.data_ptr()
@@ -449,15 +446,8 @@ def test_from_numpy_of_read_only_array_warns_like_torch():
 def test_unflatten_matches_torch():
     base_o, base_t = pair((2, 12))
     # (transposed?, dim, sizes): the transposed base (12, 2) is split along its strided dim 0.
-    for transposed, dim, sizes in (
-        (False, 1, (3, 4)),
-        (False, -1, [3, -1]),
-        (False, 0, (-1,)),
-        (False, 0, [1, 2]),
-        (True, 0, (3, 4)),
-        (True, 0, (2, -1, 3)),
-        (True, -1, (2, 1)),
-    ):
+    for transposed, dim, sizes in ((False, 1, (3, 4)), (False, -1, [3, -1]), (False, 0, (-1,)), (False, 0, [1, 2]),
+                                   (True, 0, (3, 4)), (True, 0, (2, -1, 3)), (True, -1, (2, 1))):
         m_o, m_t = (base_o.T, base_t.T) if transposed else (base_o, base_t)
         same_view(m_o.unflatten(dim, sizes), m_t.unflatten(dim, sizes), base_o, base_t)
         same_view(flow.unflatten(m_o, dim, sizes), torch.unflatten(m_t, dim, sizes), base_o, base_t)

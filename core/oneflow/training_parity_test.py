@@ -115,26 +115,10 @@ class _ReferenceLamb(torch.optim.Optimizer):
     Optimizer subclass only so that torch's schedulers and param groups drive it.
     """
 
-    def __init__(
-        self,
-        params,
-        lr,
-        betas=(0.9, 0.999),
-        eps=1e-8,
-        weight_decay=0.0,
-        adam_w_mode=True,
-        do_bias_correction=True,
-        amsgrad=False,
-    ):
-        defaults = {
-            "lr": lr,
-            "betas": betas,
-            "eps": eps,
-            "weight_decay": weight_decay,
-            "adam_w_mode": adam_w_mode,
-            "do_bias_correction": do_bias_correction,
-            "amsgrad": amsgrad,
-        }
+    def __init__(self, params, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 adam_w_mode=True, do_bias_correction=True, amsgrad=False):
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "adam_w_mode": adam_w_mode, "do_bias_correction": do_bias_correction, "amsgrad": amsgrad}
         super().__init__(params, defaults)
 
     @torch.no_grad()
@@ -192,65 +176,31 @@ def _train(m, net, opt, batches, scheduler=None, clip=None):
 # (id, model, optimizer, kwargs, extras); extras may set "scheduler" (name, kwargs),
 # "clip" (max_norm) and "groups" (the first layer's group overrides).
 CASES = [
-    (
-        "sgd_nesterov",
-        "mlp",
-        "SGD",
-        {"lr": 0.05, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-4, "dampening": 0},
-        {},
-    ),
-    (
-        "sgd_nesterov",
-        "cnn",
-        "SGD",
-        {"lr": 0.05, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-4, "dampening": 0},
-        {},
-    ),
-    (
-        "sgd_steplr",
-        "cnn",
-        "SGD",
-        {"lr": 0.1, "momentum": 0.9, "weight_decay": 1e-4},
-        {"scheduler": ("StepLR", {"step_size": 10, "gamma": 0.5})},
-    ),
-    (
-        "sgd_two_groups",
-        "mlp",
-        "SGD",
-        {"lr": 0.05, "momentum": 0.9, "weight_decay": 1e-4},
-        {"groups": {"lr": 0.005, "momentum": 0.0}},
-    ),
+    ("sgd_nesterov", "mlp", "SGD",
+     {"lr": 0.05, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-4, "dampening": 0}, {}),
+    ("sgd_nesterov", "cnn", "SGD",
+     {"lr": 0.05, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-4, "dampening": 0}, {}),
+    ("sgd_steplr", "cnn", "SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 1e-4},
+     {"scheduler": ("StepLR", {"step_size": 10, "gamma": 0.5})}),
+    ("sgd_two_groups", "mlp", "SGD", {"lr": 0.05, "momentum": 0.9, "weight_decay": 1e-4},
+     {"groups": {"lr": 0.005, "momentum": 0.0}}),
     ("adam_two_groups", "cnn", "Adam", {"lr": 1e-2}, {"groups": {"lr": 1e-3, "betas": (0.8, 0.9)}}),
     ("adam", "mlp", "Adam", {"lr": 1e-3, "weight_decay": 1e-3}, {}),
     ("adam", "cnn", "Adam", {"lr": 1e-2, "weight_decay": 1e-3}, {}),
     ("adam_amsgrad", "mlp", "Adam", {"lr": 1e-3, "amsgrad": True, "weight_decay": 1e-3}, {}),
     ("adam_amsgrad", "cnn", "Adam", {"lr": 1e-2, "amsgrad": True, "betas": (0.8, 0.99)}, {}),
-    (
-        "adam_cosine",
-        "cnn",
-        "Adam",
-        {"lr": 1e-2},
-        {"scheduler": ("CosineAnnealingLR", {"T_max": STEPS, "eta_min": 1e-4})},
-    ),
+    ("adam_cosine", "cnn", "Adam", {"lr": 1e-2},
+     {"scheduler": ("CosineAnnealingLR", {"T_max": STEPS, "eta_min": 1e-4})}),
     ("adam_clip", "mlp", "Adam", {"lr": 1e-2}, {"clip": 0.5}),
     ("adamw", "mlp", "AdamW", {"lr": 1e-3, "weight_decay": 0.1}, {}),
     ("adamw", "cnn", "AdamW", {"lr": 1e-2, "weight_decay": 0.05, "amsgrad": True}, {}),
-    (
-        "rmsprop_centered",
-        "mlp",
-        "RMSprop",
-        {"lr": 1e-3, "alpha": 0.9, "momentum": 0.9, "centered": True, "weight_decay": 1e-4},
-        {},
-    ),
-    ("rmsprop_centered", "cnn", "RMSprop", {"lr": 5e-4, "momentum": 0.5, "centered": True}, {}),
+    ("rmsprop_centered", "mlp", "RMSprop",
+     {"lr": 1e-3, "alpha": 0.9, "momentum": 0.9, "centered": True, "weight_decay": 1e-4}, {}),
+    ("rmsprop_centered", "cnn", "RMSprop",
+     {"lr": 5e-4, "momentum": 0.5, "centered": True}, {}),
     ("rmsprop_clip", "cnn", "RMSprop", {"lr": 1e-3, "momentum": 0.9}, {"clip": 0.4}),
-    (
-        "adagrad",
-        "mlp",
-        "Adagrad",
-        {"lr": 0.05, "lr_decay": 0.01, "weight_decay": 1e-4, "initial_accumulator_value": 0.1},
-        {},
-    ),
+    ("adagrad", "mlp", "Adagrad", {"lr": 0.05, "lr_decay": 0.01, "weight_decay": 1e-4,
+                                   "initial_accumulator_value": 0.1}, {}),
     ("adagrad", "cnn", "Adagrad", {"lr": 0.02}, {}),
     ("adadelta", "mlp", "Adadelta", {"lr": 1.0, "rho": 0.9, "weight_decay": 1e-4}, {}),
     ("adadelta", "cnn", "Adadelta", {"lr": 1.0}, {}),
@@ -260,20 +210,10 @@ CASES = [
     ("nadam", "cnn", "NAdam", {"lr": 5e-3, "weight_decay": 1e-3, "decoupled_weight_decay": True}, {}),
     ("lamb", "mlp", "Lamb", {"lr": 1e-2, "weight_decay": 0.01}, {}),
     ("lamb_l2", "mlp", "Lamb", {"lr": 1e-2, "weight_decay": 0.01, "adam_w_mode": False}, {}),
-    (
-        "lamb_nobias_amsgrad",
-        "mlp",
-        "Lamb",
-        {"lr": 1e-2, "betas": (0.8, 0.99), "do_bias_correction": False, "amsgrad": True},
-        {},
-    ),
-    (
-        "lamb",
-        "cnn",
-        "Lamb",
-        {"lr": 2e-2, "weight_decay": 0.01},
-        {"scheduler": ("StepLR", {"step_size": 10, "gamma": 0.5})},
-    ),
+    ("lamb_nobias_amsgrad", "mlp", "Lamb",
+     {"lr": 1e-2, "betas": (0.8, 0.99), "do_bias_correction": False, "amsgrad": True}, {}),
+    ("lamb", "cnn", "Lamb", {"lr": 2e-2, "weight_decay": 0.01},
+     {"scheduler": ("StepLR", {"step_size": 10, "gamma": 0.5})}),
 ]
 
 

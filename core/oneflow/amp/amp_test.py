@@ -450,12 +450,8 @@ def test_step_and_unscale_misuse_matches_torch():
             out.append(type(e).__name__)
         scaler.scale(p.sum()).backward()
         scaler.unscale_(opt)
-        for call in (
-            lambda: scaler.unscale_(opt),
-            lambda: scaler.step(opt),
-            lambda: scaler.step(opt),
-            lambda: scaler.unscale_(opt),
-        ):
+        for call in (lambda: scaler.unscale_(opt), lambda: scaler.step(opt), lambda: scaler.step(opt),
+                     lambda: scaler.unscale_(opt)):
             try:
                 call()
                 out.append(None)

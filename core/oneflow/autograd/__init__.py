@@ -79,10 +79,8 @@ def _queue_callback(callback: Callable[[], None]) -> None:
         if frame is not None:
             frame.append(callback)
             return
-    raise RuntimeError(
-        "final callbacks can only be installed during the backward pass (Tensor.backward / "
-        "oneflow.autograd.backward), e.g. from a tensor hook"
-    )
+    raise RuntimeError("final callbacks can only be installed during the backward pass (Tensor.backward / "
+                       "oneflow.autograd.backward), e.g. from a tensor hook")
 
 
 def _run_pass(frame: list | None, fn, *args):
@@ -142,10 +140,10 @@ def grad(
 ) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad``.
 
-    >>> x = oneflow.tensor(3.0, requires_grad=True)
-    >>> (g,) = oneflow.autograd.grad(x * x, x, create_graph=True)
-    >>> oneflow.autograd.grad(g, x)
-    (tensor(2., dtype=oneflow.float32),)
+        >>> x = oneflow.tensor(3.0, requires_grad=True)
+        >>> (g,) = oneflow.autograd.grad(x * x, x, create_graph=True)
+        >>> oneflow.autograd.grad(g, x)
+        (tensor(2., dtype=oneflow.float32),)
     """
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)

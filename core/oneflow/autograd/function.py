@@ -51,17 +51,17 @@ class FunctionCtx:
 class Function:
     """Base class of differentiable functions defined by ``forward`` and ``backward``.
 
-    >>> class Exp(oneflow.autograd.Function):
-    ...     @staticmethod
-    ...     def forward(ctx, x):
-    ...         y = x.exp()
-    ...         ctx.save_for_backward(y)
-    ...         return y
-    ...     @staticmethod
-    ...     def backward(ctx, grad):
-    ...         (y,) = ctx.saved_tensors
-    ...         return grad * y
-    >>> Exp.apply(oneflow.tensor([0.0], requires_grad=True))
+        >>> class Exp(oneflow.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = x.exp()
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         (y,) = ctx.saved_tensors
+        ...         return grad * y
+        >>> Exp.apply(oneflow.tensor([0.0], requires_grad=True))
     """
 
     @staticmethod

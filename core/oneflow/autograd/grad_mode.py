@@ -32,8 +32,8 @@ class _GradModeContext:
 class no_grad(_GradModeContext):
     """Ops inside do not record the autograd graph.
 
-    >>> with oneflow.no_grad():
-    ...     y = x * 2  # y.requires_grad is False
+        >>> with oneflow.no_grad():
+        ...     y = x * 2  # y.requires_grad is False
     """
 
     _enabled = False

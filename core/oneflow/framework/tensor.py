@@ -12,11 +12,11 @@ __all__ = ["Tensor", "register_tensor_op"]
 def register_tensor_op(op_name: str) -> Callable:
     """A decorator that installs the decorated function as the method ``Tensor.<op_name>``.
 
-    >>> @register_tensor_op("double_it")
-    ... def double_it(self):
-    ...     return self * 2
-    >>> oneflow.ones(2).double_it()
-    tensor([2., 2.])
+        >>> @register_tensor_op("double_it")
+        ... def double_it(self):
+        ...     return self * 2
+        >>> oneflow.ones(2).double_it()
+        tensor([2., 2.])
     """
     if not isinstance(op_name, str) or not op_name.isidentifier():
         raise TypeError(f"register_tensor_op(): argument 'op_name' must be an identifier str, got {op_name!r}")

@@ -87,20 +87,15 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: oneflow.
         return tensor.uniform_(a, b, generator=generator)
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: oneflow.Generator | None = None) -> Tensor:
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: oneflow.Generator | None = None) -> Tensor:
     """Fills ``tensor`` with samples of N(mean, std**2)."""
     with oneflow.no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
 
-def trunc_normal_(
-    tensor: Tensor,
-    mean: float = 0.0,
-    std: float = 1.0,
-    a: float = -2.0,
-    b: float = 2.0,
-    generator: oneflow.Generator | None = None,
-) -> Tensor:
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator: oneflow.Generator | None = None) -> Tensor:
     """Fills ``tensor`` with samples of N(mean, std**2) restricted to [a, b].
 
     Uniform samples between the normal CDF's values at ``a`` and ``b`` are mapped
@@ -192,13 +187,8 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> floa
     return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 
-def kaiming_uniform_(
-    tensor: Tensor,
-    a: float = 0,
-    mode: str = "fan_in",
-    nonlinearity: str = "leaky_relu",
-    generator: oneflow.Generator | None = None,
-) -> Tensor:
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                     generator: oneflow.Generator | None = None) -> Tensor:
     """He initialization: U(-bound, bound) with bound = gain * sqrt(3 / fan), where ``fan``
     is fan_in or fan_out (``mode``) and ``gain = calculate_gain(nonlinearity, a)``."""
     if 0 in tensor.shape:
@@ -208,13 +198,8 @@ def kaiming_uniform_(
     return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(
-    tensor: Tensor,
-    a: float = 0,
-    mode: str = "fan_in",
-    nonlinearity: str = "leaky_relu",
-    generator: oneflow.Generator | None = None,
-) -> Tensor:
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                    generator: oneflow.Generator | None = None) -> Tensor:
     """He initialization: N(0, std**2) with std = gain / sqrt(fan) (see kaiming_uniform_)."""
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
@@ -266,9 +251,8 @@ def _deprecated(fn):
     name = fn.__name__[:-1]
 
     def old(*args, **kwargs):
-        warnings.warn(
-            f"`nn.init.{name}` is now deprecated in favor of `nn.init.{fn.__name__}`.", FutureWarning, stacklevel=2
-        )
+        warnings.warn(f"`nn.init.{name}` is now deprecated in favor of `nn.init.{fn.__name__}`.",
+                      FutureWarning, stacklevel=2)
         return fn(*args, **kwargs)
 
     old.__name__ = name

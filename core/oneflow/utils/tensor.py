@@ -23,10 +23,10 @@ def _torch():
 def to_torch(flow_tensor: oneflow.Tensor):
     """A ``torch.Tensor`` with the values of ``flow_tensor`` (a local tensor), sharing its memory.
 
-    >>> t = oneflow.tensor([[1, 2, 3], [4, 5, 6]])
-    >>> oneflow.utils.tensor.to_torch(t)
-    tensor([[1, 2, 3],
-            [4, 5, 6]])
+        >>> t = oneflow.tensor([[1, 2, 3], [4, 5, 6]])
+        >>> oneflow.utils.tensor.to_torch(t)
+        tensor([[1, 2, 3],
+                [4, 5, 6]])
     """
     if not isinstance(flow_tensor, oneflow.Tensor):
         got = type(flow_tensor).__name__
@@ -45,10 +45,10 @@ def to_torch(flow_tensor: oneflow.Tensor):
 def from_torch(torch_tensor) -> oneflow.Tensor:
     """A ``oneflow.Tensor`` with the values of ``torch_tensor``, sharing its memory.
 
-    >>> t = torch.tensor([[1, 2, 3], [4, 5, 6]])
-    >>> oneflow.utils.tensor.from_torch(t)
-    tensor([[1, 2, 3],
-            [4, 5, 6]], dtype=oneflow.int64)
+        >>> t = torch.tensor([[1, 2, 3], [4, 5, 6]])
+        >>> oneflow.utils.tensor.from_torch(t)
+        tensor([[1, 2, 3],
+                [4, 5, 6]], dtype=oneflow.int64)
     """
     torch = _torch()
     if not isinstance(torch_tensor, torch.Tensor):

@@ -142,28 +142,16 @@ class Hardtanh(Module):
         min_value, max_value: deprecated spellings of ``min_val`` and ``max_val``.
     """
 
-    def __init__(
-        self,
-        min_val: float = -1.0,
-        max_val: float = 1.0,
-        inplace: bool = False,
-        min_value: float | None = None,
-        max_value: float | None = None,
-    ) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None) -> None:
         super().__init__()
         if min_value is not None:
-            warnings.warn(
-                "Hardtanh: keyword argument `min_value` is deprecated; use `min_val` instead.",
-                FutureWarning,
-                stacklevel=2,
-            )
+            warnings.warn("Hardtanh: keyword argument `min_value` is deprecated; use `min_val` instead.",
+                          FutureWarning, stacklevel=2)
             min_val = min_value
         if max_value is not None:
-            warnings.warn(
-                "Hardtanh: keyword argument `max_value` is deprecated; use `max_val` instead.",
-                FutureWarning,
-                stacklevel=2,
-            )
+            warnings.warn("Hardtanh: keyword argument `max_value` is deprecated; use `max_val` instead.",
+                          FutureWarning, stacklevel=2)
             max_val = max_value
         self.min_val = min_val
         self.max_val = max_val
@@ -579,25 +567,13 @@ class MultiheadAttention(Module):
     are ``True`` where attention is not allowed; float masks are added to the scores.
     """
 
-    def __init__(
-        self,
-        embed_dim: int,
-        num_heads: int,
-        dropout: float = 0.0,
-        bias: bool = True,
-        add_bias_kv: bool = False,
-        add_zero_attn: bool = False,
-        kdim: int | None = None,
-        vdim: int | None = None,
-        batch_first: bool = False,
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device=None, dtype=None) -> None:
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(
                 f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
-                f"num_heads={num_heads} instead"
-            )
+                f"num_heads={num_heads} instead")
         super().__init__()
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
@@ -653,69 +629,53 @@ class MultiheadAttention(Module):
             if key.dim() != 3 or value.dim() != 3:
                 raise AssertionError(
                     "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-                    f"{key.dim()}-D and {value.dim()}-D tensors respectively"
-                )
+                    f"{key.dim()}-D and {value.dim()}-D tensors respectively")
             if key_padding_mask is not None and key_padding_mask.dim() != 2:
                 raise AssertionError(
                     "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but found "
-                    f"{key_padding_mask.dim()}-D tensor instead"
-                )
+                    f"{key_padding_mask.dim()}-D tensor instead")
             if attn_mask is not None and attn_mask.dim() not in (2, 3):
                 raise AssertionError(
                     "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
-                    f"{attn_mask.dim()}-D tensor instead"
-                )
+                    f"{attn_mask.dim()}-D tensor instead")
             return True
         if query.dim() == 2:
             if key.dim() != 2 or value.dim() != 2:
                 raise AssertionError(
                     "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                    f"{key.dim()}-D and {value.dim()}-D tensors respectively"
-                )
+                    f"{key.dim()}-D and {value.dim()}-D tensors respectively")
             if key_padding_mask is not None and key_padding_mask.dim() != 1:
                 raise AssertionError(
                     "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but found "
-                    f"{key_padding_mask.dim()}-D tensor instead"
-                )
+                    f"{key_padding_mask.dim()}-D tensor instead")
             if attn_mask is not None:
                 if attn_mask.dim() not in (2, 3):
                     raise AssertionError(
                         "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
-                        f"{attn_mask.dim()}-D tensor instead"
-                    )
+                        f"{attn_mask.dim()}-D tensor instead")
                 if attn_mask.dim() == 3:
                     expected = (self.num_heads, query.shape[0], key.shape[0])
                     if tuple(attn_mask.shape) != expected:
                         raise AssertionError(
-                            f"Expected `attn_mask` shape to be {expected} but got {tuple(attn_mask.shape)}"
-                        )
+                            f"Expected `attn_mask` shape to be {expected} but got {tuple(attn_mask.shape)}")
             return False
         raise AssertionError(
-            f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor"
-        )
+            f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor")
 
     def _projections(self):
         e = self.embed_dim
         if self._qkv_same_embed_dim:
-            w_q, w_k, w_v = self.in_proj_weight[:e], self.in_proj_weight[e : 2 * e], self.in_proj_weight[2 * e :]
+            w_q, w_k, w_v = self.in_proj_weight[:e], self.in_proj_weight[e:2 * e], self.in_proj_weight[2 * e:]
         else:
             w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
         if self.in_proj_bias is None:
             return (w_q, None), (w_k, None), (w_v, None)
         b = self.in_proj_bias
-        return (w_q, b[:e]), (w_k, b[e : 2 * e]), (w_v, b[2 * e :])
+        return (w_q, b[:e]), (w_k, b[e:2 * e]), (w_v, b[2 * e:])
 
-    def forward(
-        self,
-        query: Tensor,
-        key: Tensor,
-        value: Tensor,
-        key_padding_mask: Tensor | None = None,
-        need_weights: bool = True,
-        attn_mask: Tensor | None = None,
-        average_attn_weights: bool = True,
-        is_causal: bool = False,
-    ) -> tuple[Tensor, Tensor | None]:
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
+                need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
         is_batched = self._check_shapes(query, key, value, key_padding_mask, attn_mask)
         if self.batch_first and is_batched:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))
@@ -730,27 +690,25 @@ class MultiheadAttention(Module):
             raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {embed_dim}")
         if self._qkv_same_embed_dim:
             if tuple(key.shape) != tuple(value.shape):
-                raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
+                raise AssertionError(
+                    f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
         elif tuple(key.shape[:2]) != tuple(value.shape[:2]):
             raise AssertionError(
-                f"key's sequence and batch dims {tuple(key.shape[:2])} do not match value's {tuple(value.shape[:2])}"
-            )
+                f"key's sequence and batch dims {tuple(key.shape[:2])} do not match value's "
+                f"{tuple(value.shape[:2])}")
 
         if is_causal:
             if attn_mask is None:
                 raise RuntimeError(
                     "MultiheadAttention: is_causal=True needs attn_mask (the causal mask itself, e.g. from "
-                    "Transformer.generate_square_subsequent_mask); is_causal is only a hint about it"
-                )
+                    "Transformer.generate_square_subsequent_mask); is_causal is only a hint about it")
             if key_padding_mask is None and not need_weights:
                 # PyTorch trusts the hint here and applies a causal mask whatever attn_mask holds.
                 attn_mask = oneflow.ones((tgt_len, src_len), dtype=oneflow.bool, device=query.device).triu(1)
 
         if key_padding_mask is not None and attn_mask is not None and key_padding_mask.dtype != attn_mask.dtype:
-            warnings.warn(
-                "Support for mismatched key_padding_mask and attn_mask is deprecated. Use same type for both instead.",
-                stacklevel=2,
-            )
+            warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. Use same type for "
+                          "both instead.", stacklevel=2)
         key_padding_mask = _float_mask(key_padding_mask, "key_padding_mask", query.dtype)
         attn_mask = _float_mask(attn_mask, "attn_mask", query.dtype)
 
@@ -764,14 +722,12 @@ class MultiheadAttention(Module):
                 if tuple(attn_mask.shape) != (tgt_len, src_len):
                     raise RuntimeError(
                         f"The shape of the 2D attn_mask is {tuple(attn_mask.shape)}, but should be "
-                        f"{(tgt_len, src_len)}."
-                    )
+                        f"{(tgt_len, src_len)}.")
                 attn_mask = attn_mask.unsqueeze(0)
             elif tuple(attn_mask.shape) != (bsz * heads, tgt_len, src_len):
                 raise RuntimeError(
                     f"The shape of the 3D attn_mask is {tuple(attn_mask.shape)}, but should be "
-                    f"{(bsz * heads, tgt_len, src_len)}."
-                )
+                    f"{(bsz * heads, tgt_len, src_len)}.")
 
         if self.bias_k is not None and self.bias_v is not None:
             k = oneflow.cat([k, self.bias_k.repeat(1, bsz, 1)])
@@ -799,8 +755,8 @@ class MultiheadAttention(Module):
         if key_padding_mask is not None:
             if tuple(key_padding_mask.shape) != (bsz, src_len):
                 raise AssertionError(
-                    f"expecting key_padding_mask shape of {(bsz, src_len)}, but got {tuple(key_padding_mask.shape)}"
-                )
+                    f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                    f"{tuple(key_padding_mask.shape)}")
             kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(bsz, heads, 1, src_len)
             kpm = kpm.reshape(bsz * heads, 1, src_len)
             attn_mask = kpm if attn_mask is None else attn_mask + kpm

@@ -33,15 +33,8 @@ class CoinFlip(Module):
         (oneflow.Size([4]), oneflow.int8)
     """
 
-    def __init__(
-        self,
-        batch_size: int = 1,
-        random_seed: int | None = None,
-        probability: float = 0.5,
-        device=None,
-        placement=None,
-        sbp=None,
-    ) -> None:
+    def __init__(self, batch_size: int = 1, random_seed: int | None = None, probability: float = 0.5,
+                 device=None, placement=None, sbp=None) -> None:
         super().__init__()
         if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral):
             raise TypeError(f"CoinFlip: batch_size must be an int, got {type(batch_size).__name__}")
@@ -54,9 +47,8 @@ class CoinFlip(Module):
         if random_seed is not None and (isinstance(random_seed, bool) or not isinstance(random_seed, numbers.Integral)):
             raise TypeError(f"CoinFlip: random_seed must be an int or None, got {type(random_seed).__name__}")
         if placement is not None and device is not None:
-            raise ValueError(
-                "CoinFlip: give either device (a local result) or placement and sbp (a global one), not both"
-            )
+            raise ValueError("CoinFlip: give either device (a local result) or placement and sbp (a global one), "
+                             "not both")
         if placement is None and sbp is not None:
             raise ValueError("CoinFlip: sbp needs a placement")
         if placement is not None and sbp is None:

@@ -81,7 +81,9 @@ class Sequential(Module):
 
     def __add__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
-            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+            raise ValueError(
+                f"add operator supports only objects of Sequential class, but {type(other)} is given."
+            )
         out = Sequential()
         for layer in chain(self, other):
             out.append(layer)
@@ -89,7 +91,9 @@ class Sequential(Module):
 
     def __iadd__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
-            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+            raise ValueError(
+                f"add operator supports only objects of Sequential class, but {type(other)} is given."
+            )
         for layer in list(other):
             self.append(layer)
         return self
@@ -320,10 +324,7 @@ class ModuleDict(Module):
                 )
             if len(pair) != 2:
                 raise ValueError(
-                    "ModuleDict update sequence element #"
-                    + str(j)
-                    + " has length "
-                    + str(len(pair))
+                    "ModuleDict update sequence element #" + str(j) + " has length " + str(len(pair))
                     + "; 2 is required"
                 )
             self[pair[0]] = pair[1]
@@ -519,17 +520,12 @@ class ParameterDict(Module):
             for j, pair in enumerate(parameters):
                 if not isinstance(pair, Iterable):
                     raise TypeError(
-                        "ParameterDict update sequence element #"
-                        + str(j)
-                        + " should be Iterable; is"
+                        "ParameterDict update sequence element #" + str(j) + " should be Iterable; is"
                         + type(pair).__name__
                     )
                 if len(pair) != 2:
                     raise ValueError(
-                        "ParameterDict update sequence element #"
-                        + str(j)
-                        + " has length "
-                        + str(len(pair))
+                        "ParameterDict update sequence element #" + str(j) + " has length " + str(len(pair))
                         + "; 2 is required"
                     )
                 self[pair[0]] = pair[1]

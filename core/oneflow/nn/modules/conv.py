@@ -43,22 +43,8 @@ _PADDING_STRINGS = ("same", "valid")
 class _ConvNd(Module):
     """The parameters, checks, initialisation and repr shared by every convolution layer."""
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride,
-        padding,
-        dilation,
-        transposed,
-        output_padding,
-        groups,
-        bias,
-        padding_mode,
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+                 output_padding, groups, bias, padding_mode, device=None, dtype=None) -> None:
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -73,8 +59,7 @@ class _ConvNd(Module):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PADDING_MODES:
             raise ValueError(
-                f"padding_mode must be one of {set(_PADDING_MODES)}, but got padding_mode='{padding_mode}'"
-            )
+                f"padding_mode must be one of {set(_PADDING_MODES)}, but got padding_mode='{padding_mode}'")
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = kernel_size
@@ -138,36 +123,12 @@ class _Conv(_ConvNd):
     _tuple = staticmethod(_single)
     _conv = staticmethod(F.conv1d)
 
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups: int = 1,
-        bias: bool = True,
-        padding_mode: str = "zeros",
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
         t = self._tuple
-        super().__init__(
-            in_channels,
-            out_channels,
-            t(kernel_size),
-            t(stride),
-            padding if isinstance(padding, str) else t(padding),
-            t(dilation),
-            False,
-            t(0),
-            groups,
-            bias,
-            padding_mode,
-            device,
-            dtype,
-        )
+        super().__init__(in_channels, out_channels, t(kernel_size), t(stride),
+                         padding if isinstance(padding, str) else t(padding), t(dilation), False, t(0), groups,
+                         bias, padding_mode, device, dtype)
 
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
@@ -237,39 +198,14 @@ class _ConvTransposeNd(_ConvNd):
     _tuple = staticmethod(_single)
     _conv = staticmethod(F.conv_transpose1d)
 
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size,
-        stride=1,
-        padding=0,
-        output_padding=0,
-        groups: int = 1,
-        bias: bool = True,
-        dilation=1,
-        padding_mode: str = "zeros",
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None,
+                 dtype=None) -> None:
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
         t = self._tuple
-        super().__init__(
-            in_channels,
-            out_channels,
-            t(kernel_size),
-            t(stride),
-            t(padding),
-            t(dilation),
-            True,
-            t(output_padding),
-            groups,
-            bias,
-            padding_mode,
-            device,
-            dtype,
-        )
+        super().__init__(in_channels, out_channels, t(kernel_size), t(stride), t(padding), t(dilation), True,
+                         t(output_padding), groups, bias, padding_mode, device, dtype)
 
     def _output_padding(self, input, output_size, num_spatial_dims: int):
         """The output padding that makes the output ``output_size`` (checked to be reachable)."""
@@ -283,29 +219,25 @@ class _ConvTransposeNd(_ConvNd):
         if len(output_size) != num_spatial_dims:
             raise ValueError(
                 f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
-                f"{num_spatial_dims} or {num_non_spatial_dims + num_spatial_dims} elements (got {len(output_size)})"
-            )
+                f"{num_spatial_dims} or {num_non_spatial_dims + num_spatial_dims} elements (got {len(output_size)})")
         result = []
         for d in range(num_spatial_dims):
             dim_size = input.size(d + num_non_spatial_dims)
-            smallest = (
-                (dim_size - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] * (self.kernel_size[d] - 1) + 1
-            )
+            smallest = ((dim_size - 1) * self.stride[d] - 2 * self.padding[d]
+                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
             largest = smallest + self.stride[d] - 1
             if not smallest <= output_size[d] <= largest:
                 raise ValueError(
                     f"requested an output size of {output_size}, but valid sizes range from {smallest} to "
-                    f"{largest} (for an input of {list(input.shape)[num_non_spatial_dims:]})"
-                )
+                    f"{largest} (for an input of {list(input.shape)[num_non_spatial_dims:]})")
             result.append(output_size[d] - smallest)
         return tuple(result)
 
     def forward(self, input: oneflow.Tensor, output_size: list[int] | None = None) -> oneflow.Tensor:
         num_spatial_dims = len(self.kernel_size)
         output_padding = self._output_padding(input, output_size, num_spatial_dims)
-        return self._conv(
-            input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation
-        )
+        return self._conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                          self.dilation)
 
 
 class ConvTranspose1d(_ConvTransposeNd):

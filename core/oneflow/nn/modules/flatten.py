@@ -47,10 +47,8 @@ class Unflatten(Module):
         if isinstance(value, (tuple, list)):
             for idx, elem in enumerate(value):
                 if not isinstance(elem, int):
-                    raise TypeError(
-                        f"unflattened_size must be tuple of ints, but found element of type "
-                        f"{type(elem).__name__} at pos {idx}"
-                    )
+                    raise TypeError(f"unflattened_size must be tuple of ints, but found element of type "
+                                    f"{type(elem).__name__} at pos {idx}")
             return
         raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(value).__name__}")
 
@@ -63,8 +61,7 @@ class Unflatten(Module):
         if not -max(ndim, 1) <= dim < max(ndim, 1):
             raise IndexError(
                 f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, {max(ndim, 1) - 1}], "
-                f"but got {dim})"
-            )
+                f"but got {dim})")
         if ndim == 0:
             raise RuntimeError(f"unflatten: dim {dim} given, but the input is a 0-d tensor (it has no dims to split)")
         dim %= ndim
@@ -81,15 +78,13 @@ class Unflatten(Module):
             if known == 0 or shape[dim] % known != 0:
                 raise RuntimeError(
                     f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {self.dim} "
-                    f"({shape[dim]}) in the input tensor"
-                )
+                    f"({shape[dim]}) in the input tensor")
             sizes[sizes.index(-1)] = shape[dim] // known
         elif known != shape[dim]:
             raise RuntimeError(
                 f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {self.dim} "
-                f"({shape[dim]}) in the input tensor"
-            )
-        return input.reshape(shape[:dim] + sizes + shape[dim + 1 :])
+                f"({shape[dim]}) in the input tensor")
+        return input.reshape(shape[:dim] + sizes + shape[dim + 1:])
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -20,9 +20,8 @@ class _FusedBatchNorm(_BatchNorm):
             if not isinstance(addend, oneflow.Tensor):
                 raise TypeError(f"{name}: addend must be a Tensor or None, got {type(addend).__name__}")
             if tuple(addend.shape) != tuple(x.shape):
-                raise ValueError(
-                    f"{name}: addend must have the input's shape {tuple(x.shape)}, got {tuple(addend.shape)}"
-                )
+                raise ValueError(f"{name}: addend must have the input's shape {tuple(x.shape)}, "
+                                 f"got {tuple(addend.shape)}")
             if addend.dtype != x.dtype:
                 raise TypeError(f"{name}: addend must have the input's dtype {x.dtype}, got {addend.dtype}")
         y = super().forward(x)

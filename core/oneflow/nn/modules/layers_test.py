@@ -151,8 +151,7 @@ def assert_same_error(fn):
             fn(flow)
     assert type(ours.value) is type(theirs.value), (
         f"torch raises {type(theirs.value).__name__}: {theirs.value}; "
-        f"ours raises {type(ours.value).__name__}: {ours.value}"
-    )
+        f"ours raises {type(ours.value).__name__}: {ours.value}")
 
 
 def fwd_nonleaf(mod, x):
@@ -176,85 +175,47 @@ LINEAR_CASES = [
 
 CONV_CASES = [
     Case("conv1d", lambda m: m.nn.Conv1d(4, 6, 3), [(2, 4, 9)]),
-    Case(
-        "conv1d_all",
-        lambda m: m.nn.Conv1d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2, bias=False),
-        [(2, 4, 11)],
-    ),
+    Case("conv1d_all", lambda m: m.nn.Conv1d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2, bias=False),
+         [(2, 4, 11)]),
     Case("conv1d_unbatched", lambda m: m.nn.Conv1d(4, 6, 2, padding=1), [(4, 7)]),
     Case("conv1d_same_even", lambda m: m.nn.Conv1d(2, 3, 4, padding="same", dilation=2), [(2, 2, 9)]),
     Case("conv1d_valid", lambda m: m.nn.Conv1d(2, 3, 4, padding="valid"), [(2, 2, 9)]),
     Case("conv1d_reflect", lambda m: m.nn.Conv1d(2, 3, 3, padding=2, padding_mode="reflect"), [(2, 2, 7)]),
-    Case("conv1d_circular_same", lambda m: m.nn.Conv1d(2, 3, 4, padding="same", padding_mode="circular"), [(2, 2, 7)]),
+    Case("conv1d_circular_same", lambda m: m.nn.Conv1d(2, 3, 4, padding="same", padding_mode="circular"),
+         [(2, 2, 7)]),
     Case("conv2d", lambda m: m.nn.Conv2d(4, 6, (3, 2)), [(2, 4, 7, 6)]),
-    Case(
-        "conv2d_all",
-        lambda m: m.nn.Conv2d(4, 6, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2),
-        [(2, 4, 8, 7)],
-    ),
+    Case("conv2d_all", lambda m: m.nn.Conv2d(4, 6, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2),
+                                             groups=2), [(2, 4, 8, 7)]),
     Case("conv2d_depthwise", lambda m: m.nn.Conv2d(3, 6, 3, groups=3, padding=1), [(2, 3, 5, 5)]),
     Case("conv2d_unbatched", lambda m: m.nn.Conv2d(2, 3, 3), [(2, 5, 6)]),
     Case("conv2d_same", lambda m: m.nn.Conv2d(2, 3, (4, 3), padding="same", dilation=(2, 1)), [(1, 2, 9, 8)]),
-    Case("conv2d_circular", lambda m: m.nn.Conv2d(2, 3, 3, padding=(1, 2), padding_mode="circular"), [(2, 2, 6, 7)]),
-    Case(
-        "conv2d_replicate",
-        lambda m: m.nn.Conv2d(2, 3, 3, padding=1, stride=2, padding_mode="replicate"),
-        [(2, 2, 6, 7)],
-    ),
-    Case("conv2d_reflect", lambda m: m.nn.Conv2d(2, 3, 3, padding=(2, 1), padding_mode="reflect"), [(2, 2, 6, 7)]),
+    Case("conv2d_circular", lambda m: m.nn.Conv2d(2, 3, 3, padding=(1, 2), padding_mode="circular"),
+         [(2, 2, 6, 7)]),
+    Case("conv2d_replicate", lambda m: m.nn.Conv2d(2, 3, 3, padding=1, stride=2, padding_mode="replicate"),
+         [(2, 2, 6, 7)]),
+    Case("conv2d_reflect", lambda m: m.nn.Conv2d(2, 3, 3, padding=(2, 1), padding_mode="reflect"),
+         [(2, 2, 6, 7)]),
     Case("conv3d", lambda m: m.nn.Conv3d(2, 4, 3, stride=2, padding=1), [(2, 2, 5, 6, 7)]),
-    Case(
-        "conv3d_groups",
-        lambda m: m.nn.Conv3d(4, 4, (2, 3, 1), groups=4, dilation=(2, 1, 1), bias=False),
-        [(1, 4, 5, 5, 3)],
-    ),
-    Case(
-        "conv3d_same_replicate",
-        lambda m: m.nn.Conv3d(2, 2, 3, padding="same", padding_mode="replicate"),
-        [(1, 2, 4, 5, 3)],
-    ),
+    Case("conv3d_groups", lambda m: m.nn.Conv3d(4, 4, (2, 3, 1), groups=4, dilation=(2, 1, 1), bias=False),
+         [(1, 4, 5, 5, 3)]),
+    Case("conv3d_same_replicate",
+         lambda m: m.nn.Conv3d(2, 2, 3, padding="same", padding_mode="replicate"), [(1, 2, 4, 5, 3)]),
     Case("convt1d", lambda m: m.nn.ConvTranspose1d(4, 6, 3), [(2, 4, 5)]),
-    Case(
-        "convt1d_all",
-        lambda m: m.nn.ConvTranspose1d(
-            4, 6, 3, stride=2, padding=1, output_padding=1, groups=2, bias=False, dilation=2
-        ),
-        [(2, 4, 5)],
-    ),
+    Case("convt1d_all", lambda m: m.nn.ConvTranspose1d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2,
+                                                       bias=False, dilation=2), [(2, 4, 5)]),
     Case("convt1d_unbatched", lambda m: m.nn.ConvTranspose1d(3, 2, 2, stride=3), [(3, 4)]),
-    Case(
-        "convt2d",
-        lambda m: m.nn.ConvTranspose2d(4, 6, (3, 2), stride=(2, 3), padding=(1, 0), output_padding=(1, 2)),
-        [(2, 4, 4, 3)],
-    ),
-    Case(
-        "convt2d_groups_dilation",
-        lambda m: m.nn.ConvTranspose2d(4, 2, 3, groups=2, dilation=2, padding=1),
-        [(2, 4, 4, 5)],
-    ),
-    Case(
-        "convt2d_output_size",
-        lambda m: m.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1),
-        [(1, 2, 4, 4)],
-        fwd=lambda mod, x: mod(x, output_size=[8, 7]),
-    ),
-    Case(
-        "convt2d_output_size_full",
-        lambda m: m.nn.ConvTranspose2d(2, 3, 3, stride=2),
-        [(1, 2, 4, 4)],
-        fwd=lambda mod, x: mod(x, output_size=(1, 3, 10, 9)),
-    ),
-    Case(
-        "convt1d_output_size_unbatched",
-        lambda m: m.nn.ConvTranspose1d(2, 3, 3, stride=3),
-        [(2, 4)],
-        fwd=lambda mod, x: mod(x, output_size=[14]),
-    ),
-    Case(
-        "convt3d",
-        lambda m: m.nn.ConvTranspose3d(2, 4, (2, 3, 2), stride=2, padding=(0, 1, 0), output_padding=(1, 0, 1)),
-        [(1, 2, 3, 4, 2)],
-    ),
+    Case("convt2d", lambda m: m.nn.ConvTranspose2d(4, 6, (3, 2), stride=(2, 3), padding=(1, 0),
+                                                   output_padding=(1, 2)), [(2, 4, 4, 3)]),
+    Case("convt2d_groups_dilation", lambda m: m.nn.ConvTranspose2d(4, 2, 3, groups=2, dilation=2, padding=1),
+         [(2, 4, 4, 5)]),
+    Case("convt2d_output_size", lambda m: m.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1), [(1, 2, 4, 4)],
+         fwd=lambda mod, x: mod(x, output_size=[8, 7])),
+    Case("convt2d_output_size_full", lambda m: m.nn.ConvTranspose2d(2, 3, 3, stride=2), [(1, 2, 4, 4)],
+         fwd=lambda mod, x: mod(x, output_size=(1, 3, 10, 9))),
+    Case("convt1d_output_size_unbatched", lambda m: m.nn.ConvTranspose1d(2, 3, 3, stride=3), [(2, 4)],
+         fwd=lambda mod, x: mod(x, output_size=[14])),
+    Case("convt3d", lambda m: m.nn.ConvTranspose3d(2, 4, (2, 3, 2), stride=2, padding=(0, 1, 0),
+                                                   output_padding=(1, 0, 1)), [(1, 2, 3, 4, 2)]),
     Case("convt3d_groups", lambda m: m.nn.ConvTranspose3d(4, 4, 2, groups=2, bias=False), [(4, 2, 3, 2)]),
 ]
 
@@ -268,7 +229,8 @@ NORM_CASES = [
     Case("bn2d_cumulative", lambda m: m.nn.BatchNorm2d(3, momentum=None), [(2, 3, 4, 5)]),
     Case("bn2d_no_affine", lambda m: m.nn.BatchNorm2d(3, affine=False), [(2, 3, 4, 5)]),
     Case("bn2d_no_stats", lambda m: m.nn.BatchNorm2d(3, track_running_stats=False), [(2, 3, 4, 5)]),
-    Case("bn2d_no_stats_eval", lambda m: m.nn.BatchNorm2d(3, track_running_stats=False), [(2, 3, 4, 5)], train=False),
+    Case("bn2d_no_stats_eval", lambda m: m.nn.BatchNorm2d(3, track_running_stats=False), [(2, 3, 4, 5)],
+         train=False),
     Case("bn2d_eval", lambda m: m.nn.BatchNorm2d(3), [(2, 3, 4, 5)], train=False),
     Case("bn3d", lambda m: m.nn.BatchNorm3d(2, affine=False, momentum=0.5), [(2, 2, 3, 4, 3)]),
     Case("bn2d_nobias", lambda m: m.nn.BatchNorm2d(3, bias=False), [(2, 3, 4, 5)]),
@@ -282,14 +244,14 @@ NORM_CASES = [
     Case("groupnorm_2d_input", lambda m: m.nn.GroupNorm(2, 4), [(3, 4)]),
     Case("instnorm1d", lambda m: m.nn.InstanceNorm1d(4), [(2, 4, 6)]),
     Case("instnorm1d_unbatched", lambda m: m.nn.InstanceNorm1d(4, affine=True), [(4, 6)]),
-    Case("instnorm1d_stats", lambda m: m.nn.InstanceNorm1d(4, track_running_stats=True, momentum=0.3), [(2, 4, 6)]),
-    Case("instnorm1d_stats_eval", lambda m: m.nn.InstanceNorm1d(4, track_running_stats=True), [(2, 4, 6)], train=False),
+    Case("instnorm1d_stats", lambda m: m.nn.InstanceNorm1d(4, track_running_stats=True, momentum=0.3),
+         [(2, 4, 6)]),
+    Case("instnorm1d_stats_eval", lambda m: m.nn.InstanceNorm1d(4, track_running_stats=True), [(2, 4, 6)],
+         train=False),
     Case("instnorm2d", lambda m: m.nn.InstanceNorm2d(3, affine=True), [(2, 3, 4, 5)]),
-    Case(
-        "instnorm2d_stats_cumulative",
-        lambda m: m.nn.InstanceNorm2d(3, affine=True, track_running_stats=True, momentum=None),
-        [(2, 3, 4, 5)],
-    ),
+    Case("instnorm2d_stats_cumulative",
+         lambda m: m.nn.InstanceNorm2d(3, affine=True, track_running_stats=True, momentum=None),
+         [(2, 3, 4, 5)]),
     Case("instnorm3d", lambda m: m.nn.InstanceNorm3d(2, affine=True, eps=1e-3), [(2, 2, 3, 4, 3)]),
     Case("instnorm3d_unbatched", lambda m: m.nn.InstanceNorm3d(2), [(2, 3, 4, 3)]),
     Case("rmsnorm", lambda m: m.nn.RMSNorm(5), [(2, 3, 5)]),
@@ -377,25 +339,16 @@ UPSAMPLE_CASES = [
     Case("upsample_nearest_size", lambda m: m.nn.Upsample(size=(5, 7)), [(1, 2, 3, 4)]),
     Case("upsample_nearest_tuple_scale", lambda m: m.nn.Upsample(scale_factor=(2, 1.5)), [(1, 2, 3, 4)]),
     Case("upsample_linear", lambda m: m.nn.Upsample(scale_factor=2.5, mode="linear"), [(2, 3, 4)]),
-    Case(
-        "upsample_bilinear_ac",
-        lambda m: m.nn.Upsample(size=(5, 7), mode="bilinear", align_corners=True),
-        [(1, 2, 3, 4)],
-    ),
+    Case("upsample_bilinear_ac", lambda m: m.nn.Upsample(size=(5, 7), mode="bilinear", align_corners=True),
+         [(1, 2, 3, 4)]),
     Case("upsample_bilinear", lambda m: m.nn.Upsample(scale_factor=1.7, mode="bilinear"), [(1, 2, 3, 4)]),
-    Case(
-        "upsample_bilinear_recompute",
-        lambda m: m.nn.Upsample(scale_factor=1.7, mode="bilinear", recompute_scale_factor=True),
-        [(1, 2, 3, 4)],
-    ),
-    Case(
-        "upsample_bicubic",
-        lambda m: m.nn.Upsample(scale_factor=2, mode="bicubic"),
-        [(1, 2, 3, 4)],
-        rtol=1e-4,
-        atol=1e-5,
-    ),
-    Case("upsample_trilinear", lambda m: m.nn.Upsample(scale_factor=(1, 2, 1.5), mode="trilinear"), [(1, 2, 2, 3, 4)]),
+    Case("upsample_bilinear_recompute",
+         lambda m: m.nn.Upsample(scale_factor=1.7, mode="bilinear", recompute_scale_factor=True),
+         [(1, 2, 3, 4)]),
+    Case("upsample_bicubic", lambda m: m.nn.Upsample(scale_factor=2, mode="bicubic"), [(1, 2, 3, 4)],
+         rtol=1e-4, atol=1e-5),
+    Case("upsample_trilinear", lambda m: m.nn.Upsample(scale_factor=(1, 2, 1.5), mode="trilinear"),
+         [(1, 2, 2, 3, 4)]),
     Case("upsample_nearest_exact", lambda m: m.nn.Upsample(size=7, mode="nearest-exact"), [(1, 2, 4)]),
     Case("upsample_area", lambda m: m.nn.Upsample(size=(2, 3), mode="area"), [(1, 2, 5, 7)]),
     Case("upsampling_nearest2d", lambda m: m.nn.UpsamplingNearest2d(scale_factor=2), [(1, 2, 3, 4)]),
@@ -417,7 +370,8 @@ SHAPE_CASES = [
     Case("unfold_all", lambda m: m.nn.Unfold(2, dilation=2, padding=1, stride=(2, 1)), [(1, 2, 5, 4)]),
     Case("unfold_unbatched", lambda m: m.nn.Unfold(2), [(2, 3, 3)]),
     Case("pairwise", lambda m: m.nn.PairwiseDistance(), [(4, 5), (4, 5)]),
-    Case("pairwise_p1_keepdim", lambda m: m.nn.PairwiseDistance(p=1.0, eps=1e-3, keepdim=True), [(4, 5), (1, 5)]),
+    Case("pairwise_p1_keepdim", lambda m: m.nn.PairwiseDistance(p=1.0, eps=1e-3, keepdim=True),
+         [(4, 5), (1, 5)]),
     Case("pairwise_p3_1d", lambda m: m.nn.PairwiseDistance(p=3.0), [(5,), (5,)]),
     Case("pairwise_inf", lambda m: m.nn.PairwiseDistance(p=float("inf")), [(4, 5), (4, 5)]),
     Case("cosine", lambda m: m.nn.CosineSimilarity(), [(4, 5), (4, 5)]),
@@ -462,96 +416,52 @@ def _mha_case(id, make, L=3, S=4, N=2, E=6, masks=None, call=None, grad=(0, 1, 2
 
 MHA_CASES = [
     _mha_case("mha", lambda m: m.nn.MultiheadAttention(6, 2)),
-    _mha_case(
-        "mha_self", lambda m: m.nn.MultiheadAttention(6, 3), S=3, grad=[0], call=lambda mod, q, k, v: mod(q, q, q)
-    ),
+    _mha_case("mha_self", lambda m: m.nn.MultiheadAttention(6, 3), S=3, grad=[0],
+              call=lambda mod, q, k, v: mod(q, q, q)),
     _mha_case("mha_batch_first", lambda m: m.nn.MultiheadAttention(6, 2, batch_first=True), batch_first=True),
     _mha_case("mha_unbatched", lambda m: m.nn.MultiheadAttention(6, 2), unbatched=True),
     _mha_case("mha_nobias", lambda m: m.nn.MultiheadAttention(6, 2, bias=False)),
     _mha_case("mha_kdim_vdim", lambda m: m.nn.MultiheadAttention(6, 2, kdim=4, vdim=5), kdim=4, vdim=5),
-    _mha_case(
-        "mha_kdim_vdim_bf",
-        lambda m: m.nn.MultiheadAttention(6, 3, kdim=4, vdim=5, batch_first=True),
-        kdim=4,
-        vdim=5,
-        batch_first=True,
-    ),
+    _mha_case("mha_kdim_vdim_bf", lambda m: m.nn.MultiheadAttention(6, 3, kdim=4, vdim=5, batch_first=True),
+              kdim=4, vdim=5, batch_first=True),
     _mha_case("mha_bias_kv", lambda m: m.nn.MultiheadAttention(6, 2, add_bias_kv=True)),
     _mha_case("mha_zero_attn", lambda m: m.nn.MultiheadAttention(6, 2, add_zero_attn=True)),
-    _mha_case(
-        "mha_bias_kv_zero_attn_masks",
-        lambda m: m.nn.MultiheadAttention(6, 2, add_bias_kv=True, add_zero_attn=True),
-        masks=lambda rng: [_kpm(2, 4), _attn_bool(3, 4)],
-        call=lambda mod, q, k, v, kpm, am: mod(q, k, v, key_padding_mask=kpm, attn_mask=am),
-    ),
-    _mha_case(
-        "mha_no_weights",
-        lambda m: m.nn.MultiheadAttention(6, 2),
-        call=lambda mod, q, k, v: mod(q, k, v, need_weights=False),
-    ),
-    _mha_case(
-        "mha_per_head_weights",
-        lambda m: m.nn.MultiheadAttention(6, 2),
-        call=lambda mod, q, k, v: mod(q, k, v, average_attn_weights=False),
-    ),
-    _mha_case(
-        "mha_per_head_weights_unbatched",
-        lambda m: m.nn.MultiheadAttention(6, 2),
-        unbatched=True,
-        call=lambda mod, q, k, v: mod(q, k, v, average_attn_weights=False),
-    ),
-    _mha_case(
-        "mha_kpm_bool",
-        lambda m: m.nn.MultiheadAttention(6, 2),
-        masks=lambda rng: [_kpm(2, 4)],
-        call=lambda mod, q, k, v, kpm: mod(q, k, v, key_padding_mask=kpm),
-    ),
-    _mha_case(
-        "mha_kpm_float",
-        lambda m: m.nn.MultiheadAttention(6, 2),
-        masks=lambda rng: [np.where(_kpm(2, 4), -1e4, 0.5).astype(np.float32)],
-        call=lambda mod, q, k, v, kpm: mod(q, k, v, key_padding_mask=kpm),
-    ),
-    _mha_case(
-        "mha_attn_mask_bool",
-        lambda m: m.nn.MultiheadAttention(6, 2),
-        masks=lambda rng: [_attn_bool(3, 4)],
-        call=lambda mod, q, k, v, am: mod(q, k, v, attn_mask=am),
-    ),
-    _mha_case(
-        "mha_attn_mask_float",
-        lambda m: m.nn.MultiheadAttention(6, 2),
-        masks=lambda rng: [rng.standard_normal((3, 4)).astype(np.float32)],
-        call=lambda mod, q, k, v, am: mod(q, k, v, attn_mask=am),
-    ),
-    _mha_case(
-        "mha_attn_mask_3d_and_kpm",
-        lambda m: m.nn.MultiheadAttention(6, 2, batch_first=True),
-        batch_first=True,
-        masks=lambda rng: [rng.standard_normal((4, 3, 4)).astype(np.float32), _kpm(2, 4)],
-        call=lambda mod, q, k, v, am, kpm: mod(q, k, v, attn_mask=am, key_padding_mask=kpm, average_attn_weights=False),
-    ),
-    _mha_case(
-        "mha_unbatched_masks",
-        lambda m: m.nn.MultiheadAttention(6, 2),
-        unbatched=True,
-        masks=lambda rng: [_kpm(1, 4)[0], _attn_bool(3, 4)],
-        call=lambda mod, q, k, v, kpm, am: mod(q, k, v, key_padding_mask=kpm, attn_mask=am),
-    ),
+    _mha_case("mha_bias_kv_zero_attn_masks",
+              lambda m: m.nn.MultiheadAttention(6, 2, add_bias_kv=True, add_zero_attn=True),
+              masks=lambda rng: [_kpm(2, 4), _attn_bool(3, 4)],
+              call=lambda mod, q, k, v, kpm, am: mod(q, k, v, key_padding_mask=kpm, attn_mask=am)),
+    _mha_case("mha_no_weights", lambda m: m.nn.MultiheadAttention(6, 2),
+              call=lambda mod, q, k, v: mod(q, k, v, need_weights=False)),
+    _mha_case("mha_per_head_weights", lambda m: m.nn.MultiheadAttention(6, 2),
+              call=lambda mod, q, k, v: mod(q, k, v, average_attn_weights=False)),
+    _mha_case("mha_per_head_weights_unbatched", lambda m: m.nn.MultiheadAttention(6, 2), unbatched=True,
+              call=lambda mod, q, k, v: mod(q, k, v, average_attn_weights=False)),
+    _mha_case("mha_kpm_bool", lambda m: m.nn.MultiheadAttention(6, 2), masks=lambda rng: [_kpm(2, 4)],
+              call=lambda mod, q, k, v, kpm: mod(q, k, v, key_padding_mask=kpm)),
+    _mha_case("mha_kpm_float", lambda m: m.nn.MultiheadAttention(6, 2),
+              masks=lambda rng: [np.where(_kpm(2, 4), -1e4, 0.5).astype(np.float32)],
+              call=lambda mod, q, k, v, kpm: mod(q, k, v, key_padding_mask=kpm)),
+    _mha_case("mha_attn_mask_bool", lambda m: m.nn.MultiheadAttention(6, 2), masks=lambda rng: [_attn_bool(3, 4)],
+              call=lambda mod, q, k, v, am: mod(q, k, v, attn_mask=am)),
+    _mha_case("mha_attn_mask_float", lambda m: m.nn.MultiheadAttention(6, 2),
+              masks=lambda rng: [rng.standard_normal((3, 4)).astype(np.float32)],
+              call=lambda mod, q, k, v, am: mod(q, k, v, attn_mask=am)),
+    _mha_case("mha_attn_mask_3d_and_kpm", lambda m: m.nn.MultiheadAttention(6, 2, batch_first=True),
+              batch_first=True,
+              masks=lambda rng: [rng.standard_normal((4, 3, 4)).astype(np.float32), _kpm(2, 4)],
+              call=lambda mod, q, k, v, am, kpm: mod(q, k, v, attn_mask=am, key_padding_mask=kpm,
+                                                     average_attn_weights=False)),
+    _mha_case("mha_unbatched_masks", lambda m: m.nn.MultiheadAttention(6, 2), unbatched=True,
+              masks=lambda rng: [_kpm(1, 4)[0], _attn_bool(3, 4)],
+              call=lambda mod, q, k, v, kpm, am: mod(q, k, v, key_padding_mask=kpm, attn_mask=am)),
     # p = 1 makes dropout deterministic (all zeros), which pins down where it is applied.
-    _mha_case(
-        "mha_dropout_one",
-        lambda m: m.nn.MultiheadAttention(6, 2, dropout=1.0),
-        call=lambda mod, q, k, v: mod(q, k, v, average_attn_weights=False),
-    ),
-    _mha_case(
-        "mha_causal",
-        lambda m: m.nn.MultiheadAttention(6, 2),
-        S=3,
-        masks=lambda rng: [_attn_bool(3, 3)],
-        call=lambda mod, q, k, v, am: mod(q, k, v, attn_mask=am, is_causal=True, need_weights=False),
-    ),
+    _mha_case("mha_dropout_one", lambda m: m.nn.MultiheadAttention(6, 2, dropout=1.0),
+              call=lambda mod, q, k, v: mod(q, k, v, average_attn_weights=False)),
+    _mha_case("mha_causal", lambda m: m.nn.MultiheadAttention(6, 2), S=3,
+              masks=lambda rng: [_attn_bool(3, 3)],
+              call=lambda mod, q, k, v, am: mod(q, k, v, attn_mask=am, is_causal=True, need_weights=False)),
 ]
+
 
 
 def _f64(shapes):
@@ -560,56 +470,31 @@ def _f64(shapes):
 
 FLOAT64_CASES = [
     Case("f64_linear", lambda m: m.nn.Linear(5, 3, dtype=m.float64), _f64([(2, 5)]), rtol=1e-10, atol=1e-12),
-    Case(
-        "f64_conv2d",
-        lambda m: m.nn.Conv2d(2, 3, 3, padding=1, dtype=m.float64),
-        _f64([(1, 2, 4, 4)]),
-        rtol=1e-10,
-        atol=1e-12,
-    ),
-    Case(
-        "f64_convt1d",
-        lambda m: m.nn.ConvTranspose1d(2, 3, 3, stride=2, dtype=m.float64),
-        _f64([(1, 2, 4)]),
-        rtol=1e-10,
-        atol=1e-12,
-    ),
-    Case("f64_batchnorm", lambda m: m.nn.BatchNorm1d(3, dtype=m.float64), _f64([(4, 3)]), rtol=1e-10, atol=1e-12),
+    Case("f64_conv2d", lambda m: m.nn.Conv2d(2, 3, 3, padding=1, dtype=m.float64), _f64([(1, 2, 4, 4)]),
+         rtol=1e-10, atol=1e-12),
+    Case("f64_convt1d", lambda m: m.nn.ConvTranspose1d(2, 3, 3, stride=2, dtype=m.float64), _f64([(1, 2, 4)]),
+         rtol=1e-10, atol=1e-12),
+    Case("f64_batchnorm", lambda m: m.nn.BatchNorm1d(3, dtype=m.float64), _f64([(4, 3)]), rtol=1e-10,
+         atol=1e-12),
     Case("f64_layernorm", lambda m: m.nn.LayerNorm(4, dtype=m.float64), _f64([(3, 4)]), rtol=1e-10, atol=1e-12),
-    Case("f64_groupnorm", lambda m: m.nn.GroupNorm(2, 4, dtype=m.float64), _f64([(2, 4, 3)]), rtol=1e-10, atol=1e-12),
-    Case("f64_rmsnorm_eps_none", lambda m: m.nn.RMSNorm(4, dtype=m.float64), _f64([(3, 4)]), rtol=1e-10, atol=1e-12),
+    Case("f64_groupnorm", lambda m: m.nn.GroupNorm(2, 4, dtype=m.float64), _f64([(2, 4, 3)]), rtol=1e-10,
+         atol=1e-12),
+    Case("f64_rmsnorm_eps_none", lambda m: m.nn.RMSNorm(4, dtype=m.float64), _f64([(3, 4)]), rtol=1e-10,
+         atol=1e-12),
     Case("f64_prelu", lambda m: m.nn.PReLU(3, dtype=m.float64), _f64([(2, 3)]), rtol=1e-10, atol=1e-12),
-    Case(
-        "f64_mha",
-        lambda m: m.nn.MultiheadAttention(4, 2, dtype=m.float64),
-        _f64([(3, 2, 4)] * 3),
-        rtol=1e-10,
-        atol=1e-12,
-    ),
+    Case("f64_mha", lambda m: m.nn.MultiheadAttention(4, 2, dtype=m.float64), _f64([(3, 2, 4)] * 3),
+         rtol=1e-10, atol=1e-12),
     Case("f64_gelu", lambda m: m.nn.GELU(), _f64([(3, 4)]), rtol=1e-10, atol=1e-12),
     Case("f64_softmax", lambda m: m.nn.LogSoftmax(-1), _f64([(3, 4)]), rtol=1e-10, atol=1e-12),
     Case("f64_lstm", lambda m: m.nn.LSTM(3, 4, dtype=m.float64), _f64([(5, 2, 3)]), rtol=1e-10, atol=1e-12),
-    Case("f64_gru_cell", lambda m: m.nn.GRUCell(3, 4, dtype=m.float64), _f64([(2, 3)]), rtol=1e-10, atol=1e-12),
-    Case(
-        "f64_encoder_layer",
-        lambda m: m.nn.TransformerEncoderLayer(4, 2, 8, 0.0, dtype=m.float64),
-        _f64([(3, 2, 4)]),
-        rtol=1e-10,
-        atol=1e-12,
-    ),
+    Case("f64_gru_cell", lambda m: m.nn.GRUCell(3, 4, dtype=m.float64), _f64([(2, 3)]), rtol=1e-10,
+         atol=1e-12),
+    Case("f64_encoder_layer", lambda m: m.nn.TransformerEncoderLayer(4, 2, 8, 0.0, dtype=m.float64),
+         _f64([(3, 2, 4)]), rtol=1e-10, atol=1e-12),
 ]
 
-ALL_CASES = (
-    FLOAT64_CASES
-    + LINEAR_CASES
-    + CONV_CASES
-    + NORM_CASES
-    + ACTIVATION_CASES
-    + PAD_CASES
-    + UPSAMPLE_CASES
-    + SHAPE_CASES
-    + MHA_CASES
-)
+ALL_CASES = (FLOAT64_CASES + LINEAR_CASES + CONV_CASES + NORM_CASES + ACTIVATION_CASES + PAD_CASES + UPSAMPLE_CASES
+             + SHAPE_CASES + MHA_CASES)
 
 
 @pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.id)
@@ -622,34 +507,10 @@ def _strided(x):
     return x if x.dim() < 2 else x.transpose(-1, -2).contiguous().transpose(-1, -2)
 
 
-STRIDED_IDS = [
-    "linear",
-    "bilinear",
-    "conv1d_all",
-    "conv2d_all",
-    "conv3d",
-    "convt2d",
-    "conv2d_circular",
-    "bn2d",
-    "bn1d_eval",
-    "layernorm_2d_shape",
-    "groupnorm_4d",
-    "instnorm2d",
-    "rmsnorm",
-    "lrn_4d",
-    "prelu_channels",
-    "softmax_dim0",
-    "glu_dim0",
-    "reflpad2d",
-    "circpad3d",
-    "upsample_bilinear",
-    "upsample_bicubic",
-    "fold",
-    "unfold_all",
-    "cosine_dim_broadcast",
-    "mha_kdim_vdim_bf",
-    "mha_attn_mask_3d_and_kpm",
-]
+STRIDED_IDS = ["linear", "bilinear", "conv1d_all", "conv2d_all", "conv3d", "convt2d", "conv2d_circular", "bn2d",
+               "bn1d_eval", "layernorm_2d_shape", "groupnorm_4d", "instnorm2d", "rmsnorm", "lrn_4d", "prelu_channels",
+               "softmax_dim0", "glu_dim0", "reflpad2d", "circpad3d", "upsample_bilinear", "upsample_bicubic",
+               "fold", "unfold_all", "cosine_dim_broadcast", "mha_kdim_vdim_bf", "mha_attn_mask_3d_and_kpm"]
 
 
 @pytest.mark.parametrize("case_id", STRIDED_IDS)
@@ -670,7 +531,6 @@ def test_case_ids_are_unique():
 
 def _call(make, shape, **kw):
     """``make(m)`` applied to a random input of ``shape`` (for forward-time errors)."""
-
     def fn(m):
         x = m.tensor(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
         return make(m)(x, **kw)
@@ -707,8 +567,10 @@ FORWARD_ERRORS = {
     "conv_channels": _call(lambda m: m.nn.Conv2d(3, 4, 3), (1, 2, 5, 5)),
     "conv_rank": _call(lambda m: m.nn.Conv2d(3, 4, 3), (1, 1, 3, 5, 5)),
     "conv_too_small": _call(lambda m: m.nn.Conv2d(1, 1, 4), (1, 1, 3, 3)),
-    "convt_output_size": _call(lambda m: m.nn.ConvTranspose2d(1, 1, 3, stride=2), (1, 1, 3, 3), output_size=(20, 20)),
-    "convt_output_size_len": _call(lambda m: m.nn.ConvTranspose2d(1, 1, 3, stride=2), (1, 1, 3, 3), output_size=(7,)),
+    "convt_output_size": _call(lambda m: m.nn.ConvTranspose2d(1, 1, 3, stride=2), (1, 1, 3, 3),
+                               output_size=(20, 20)),
+    "convt_output_size_len": _call(lambda m: m.nn.ConvTranspose2d(1, 1, 3, stride=2), (1, 1, 3, 3),
+                                   output_size=(7,)),
     "bn_rank": _call(lambda m: m.nn.BatchNorm2d(3), (2, 3, 4)),
     "bn1d_rank": _call(lambda m: m.nn.BatchNorm1d(3), (2, 3, 4, 4)),
     "bn3d_rank": _call(lambda m: m.nn.BatchNorm3d(3), (2, 3, 4, 4)),
@@ -751,15 +613,13 @@ FORWARD_ERRORS = {
     "mha_embed": lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 2, 5), m.zeros(3, 2, 5), m.zeros(3, 2, 5)),
     "mha_rank": lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 2, 4), m.zeros(3, 4), m.zeros(3, 4)),
     "mha_mask_shape": lambda m: m.nn.MultiheadAttention(4, 2)(
-        m.zeros(3, 2, 4), m.zeros(5, 2, 4), m.zeros(5, 2, 4), attn_mask=m.zeros(3, 4)
-    ),
+        m.zeros(3, 2, 4), m.zeros(5, 2, 4), m.zeros(5, 2, 4), attn_mask=m.zeros(3, 4)),
     "mha_kpm_shape": lambda m: m.nn.MultiheadAttention(4, 2)(
-        m.zeros(3, 2, 4), m.zeros(5, 2, 4), m.zeros(5, 2, 4), key_padding_mask=m.zeros(2, 4, dtype=m.bool)
-    ),
-    "mha_kv_mismatch": lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 2, 4), m.zeros(5, 2, 4), m.zeros(4, 2, 4)),
+        m.zeros(3, 2, 4), m.zeros(5, 2, 4), m.zeros(5, 2, 4), key_padding_mask=m.zeros(2, 4, dtype=m.bool)),
+    "mha_kv_mismatch": lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 2, 4), m.zeros(5, 2, 4),
+                                                               m.zeros(4, 2, 4)),
     "mha_causal_without_mask": lambda m: m.nn.MultiheadAttention(4, 2)(
-        m.zeros(3, 2, 4), m.zeros(3, 2, 4), m.zeros(3, 2, 4), is_causal=True
-    ),
+        m.zeros(3, 2, 4), m.zeros(3, 2, 4), m.zeros(3, 2, 4), is_causal=True),
 }
 
 
@@ -782,10 +642,8 @@ STATS_LAYERS = {
     "bn3d_no_affine": (lambda m: m.nn.BatchNorm3d(2, affine=False), (2, 2, 2, 3, 2)),
     "bn_no_stats": (lambda m: m.nn.BatchNorm1d(3, track_running_stats=False), (4, 3)),
     "in1d_stats": (lambda m: m.nn.InstanceNorm1d(3, track_running_stats=True), (2, 3, 5)),
-    "in2d_stats_cumulative": (
-        lambda m: m.nn.InstanceNorm2d(3, track_running_stats=True, momentum=None, affine=True),
-        (2, 3, 4, 2),
-    ),
+    "in2d_stats_cumulative": (lambda m: m.nn.InstanceNorm2d(3, track_running_stats=True, momentum=None,
+                                                              affine=True), (2, 3, 4, 2)),
 }
 
 
@@ -831,9 +689,8 @@ def test_batchnorm_loads_a_state_dict_without_num_batches_tracked():
     theirs = torch.nn.BatchNorm1d(3)
     sd = {k: v.numpy() for k, v in theirs.state_dict().items() if k != "num_batches_tracked"}
     result = flow.nn.BatchNorm1d(3).load_state_dict(sd)
-    assert list(result.missing_keys) == list(
-        theirs.load_state_dict({k: torch.tensor(v) for k, v in sd.items()}).missing_keys
-    )
+    assert list(result.missing_keys) == list(theirs.load_state_dict(
+        {k: torch.tensor(v) for k, v in sd.items()}).missing_keys)
 
 
 # ---- dropout -------------------------------------------------------------------------------
@@ -905,7 +762,7 @@ def test_alpha_dropout(feature):
     assert abs(y.mean()) < 0.1 and abs(y.std() - 1) < 0.1
     # Kept elements are a * x + b, dropped ones all a * alpha' + b, with b = -p * a * alpha'.
     p, alpha_p = 0.2, -1.7580993408473766
-    a = ((1 - p) * (1 + p * alpha_p**2)) ** -0.5
+    a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
     b = -p * a * alpha_p
     dropped = np.isclose(y, a * alpha_p + b, atol=1e-6)
     assert 0.1 < dropped.mean() < 0.3
@@ -948,89 +805,46 @@ def _xavier(fan_in, fan_out):
 
 
 INIT_LAYERS = {
-    "linear": (lambda m: m.nn.Linear(40, 30), {"weight": _uniform(40**-0.5), "bias": _uniform(40**-0.5)}),
-    "bilinear": (lambda m: m.nn.Bilinear(6, 5, 40), {"weight": _uniform(6**-0.5), "bias": _uniform(6**-0.5)}),
-    "conv1d": (lambda m: m.nn.Conv1d(6, 40, 5), {"weight": _uniform(30**-0.5), "bias": _uniform(30**-0.5)}),
-    "conv2d_groups": (
-        lambda m: m.nn.Conv2d(4, 40, 3, groups=2),
-        {"weight": _uniform(18**-0.5), "bias": _uniform(18**-0.5)},
-    ),
-    "conv3d": (lambda m: m.nn.Conv3d(2, 30, 2), {"weight": _uniform(16**-0.5), "bias": _uniform(16**-0.5)}),
+    "linear": (lambda m: m.nn.Linear(40, 30), {"weight": _uniform(40 ** -0.5), "bias": _uniform(40 ** -0.5)}),
+    "bilinear": (lambda m: m.nn.Bilinear(6, 5, 40),
+                 {"weight": _uniform(6 ** -0.5), "bias": _uniform(6 ** -0.5)}),
+    "conv1d": (lambda m: m.nn.Conv1d(6, 40, 5), {"weight": _uniform(30 ** -0.5), "bias": _uniform(30 ** -0.5)}),
+    "conv2d_groups": (lambda m: m.nn.Conv2d(4, 40, 3, groups=2),
+                      {"weight": _uniform(18 ** -0.5), "bias": _uniform(18 ** -0.5)}),
+    "conv3d": (lambda m: m.nn.Conv3d(2, 30, 2), {"weight": _uniform(16 ** -0.5), "bias": _uniform(16 ** -0.5)}),
     # The transposed weight is (in, out / groups, *k): its fan-in is read from dim 1.
-    "convt2d_groups": (
-        lambda m: m.nn.ConvTranspose2d(40, 8, 3, groups=2),
-        {"weight": _uniform(36**-0.5), "bias": _uniform(36**-0.5)},
-    ),
+    "convt2d_groups": (lambda m: m.nn.ConvTranspose2d(40, 8, 3, groups=2),
+                       {"weight": _uniform(36 ** -0.5), "bias": _uniform(36 ** -0.5)}),
     "prelu": (lambda m: m.nn.PReLU(3, init=0.1), {"weight": _const(0.1)}),
-    "bn": (
-        lambda m: m.nn.BatchNorm2d(5),
-        {
-            "weight": _const(1.0),
-            "bias": _const(0.0),
-            "running_mean": _const(0.0),
-            "running_var": _const(1.0),
-            "num_batches_tracked": _const(0),
-        },
-    ),
-    "instnorm": (
-        lambda m: m.nn.InstanceNorm1d(5, affine=True, track_running_stats=True),
-        {
-            "weight": _const(1.0),
-            "bias": _const(0.0),
-            "running_mean": _const(0.0),
-            "running_var": _const(1.0),
-            "num_batches_tracked": _const(0),
-        },
-    ),
+    "bn": (lambda m: m.nn.BatchNorm2d(5), {"weight": _const(1.0), "bias": _const(0.0), "running_mean": _const(0.0),
+                                           "running_var": _const(1.0), "num_batches_tracked": _const(0)}),
+    "instnorm": (lambda m: m.nn.InstanceNorm1d(5, affine=True, track_running_stats=True),
+                 {"weight": _const(1.0), "bias": _const(0.0), "running_mean": _const(0.0),
+                  "running_var": _const(1.0), "num_batches_tracked": _const(0)}),
     "layernorm": (lambda m: m.nn.LayerNorm((3, 4)), {"weight": _const(1.0), "bias": _const(0.0)}),
     "groupnorm": (lambda m: m.nn.GroupNorm(2, 6), {"weight": _const(1.0), "bias": _const(0.0)}),
     "rmsnorm": (lambda m: m.nn.RMSNorm(6), {"weight": _const(1.0)}),
-    "mha": (
-        lambda m: m.nn.MultiheadAttention(16, 4, add_bias_kv=True),
-        {
-            "in_proj_weight": _xavier(16, 48),
-            "in_proj_bias": _const(0.0),
-            "out_proj.weight": _uniform(0.25),
-            "out_proj.bias": _const(0.0),
-            "bias_k": ("normal", math.sqrt(2 / 32)),
-            "bias_v": ("normal", math.sqrt(2 / 32)),
-        },
-    ),
-    "mha_kdim": (
-        lambda m: m.nn.MultiheadAttention(16, 4, kdim=8, vdim=12, bias=False),
-        {
-            "q_proj_weight": _xavier(16, 16),
-            "k_proj_weight": _xavier(8, 16),
-            "v_proj_weight": _xavier(12, 16),
-            "out_proj.weight": _uniform(0.25),
-        },
-    ),
+    "mha": (lambda m: m.nn.MultiheadAttention(16, 4, add_bias_kv=True),
+            {"in_proj_weight": _xavier(16, 48), "in_proj_bias": _const(0.0), "out_proj.weight": _uniform(0.25),
+             "out_proj.bias": _const(0.0), "bias_k": ("normal", math.sqrt(2 / 32)),
+             "bias_v": ("normal", math.sqrt(2 / 32))}),
+    "mha_kdim": (lambda m: m.nn.MultiheadAttention(16, 4, kdim=8, vdim=12, bias=False),
+                 {"q_proj_weight": _xavier(16, 16), "k_proj_weight": _xavier(8, 16),
+                  "v_proj_weight": _xavier(12, 16), "out_proj.weight": _uniform(0.25)}),
     "lstm": (lambda m: m.nn.LSTM(10, 16, num_layers=2, bidirectional=True, proj_size=4), "all", _uniform(0.25)),
     "gru": (lambda m: m.nn.GRU(10, 16, bias=False), "all", _uniform(0.25)),
     "rnn_cell": (lambda m: m.nn.RNNCell(10, 16), "all", _uniform(0.25)),
     "lstm_cell": (lambda m: m.nn.LSTMCell(10, 16), "all", _uniform(0.25)),
     "gru_cell": (lambda m: m.nn.GRUCell(10, 16), "all", _uniform(0.25)),
-    "encoder_layer": (
-        lambda m: m.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32),
-        {
-            "self_attn.in_proj_weight": _xavier(16, 48),
-            "self_attn.in_proj_bias": _const(0.0),
-            "linear1.weight": _uniform(0.25),
-            "linear1.bias": _uniform(0.25),
-            "linear2.weight": _uniform(32**-0.5),
-            "norm1.weight": _const(1.0),
-            "norm2.bias": _const(0.0),
-        },
-    ),
-    "transformer": (
-        lambda m: m.nn.Transformer(16, 4, 1, 1, dim_feedforward=32),
-        {
-            "encoder.layers.0.linear1.weight": _xavier(16, 32),
-            "decoder.layers.0.multihead_attn.out_proj.weight": _xavier(16, 16),
-            "decoder.layers.0.linear1.bias": _uniform(0.25),
-            "encoder.norm.weight": _const(1.0),
-        },
-    ),
+    "encoder_layer": (lambda m: m.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32),
+                      {"self_attn.in_proj_weight": _xavier(16, 48), "self_attn.in_proj_bias": _const(0.0),
+                       "linear1.weight": _uniform(0.25), "linear1.bias": _uniform(0.25),
+                       "linear2.weight": _uniform(32 ** -0.5), "norm1.weight": _const(1.0),
+                       "norm2.bias": _const(0.0)}),
+    "transformer": (lambda m: m.nn.Transformer(16, 4, 1, 1, dim_feedforward=32),
+                    {"encoder.layers.0.linear1.weight": _xavier(16, 32),
+                     "decoder.layers.0.multihead_attn.out_proj.weight": _xavier(16, 16),
+                     "decoder.layers.0.linear1.bias": _uniform(0.25), "encoder.norm.weight": _const(1.0)}),
 }
 
 
@@ -1066,7 +880,7 @@ def test_rnn_reset_parameters_redraws():
     before = np_of(lstm.weight_ih_l0).copy()
     lstm.reset_parameters()
     assert not np.array_equal(before, np_of(lstm.weight_ih_l0))
-    assert np.abs(np_of(lstm.weight_ih_l0)).max() <= 8**-0.5
+    assert np.abs(np_of(lstm.weight_ih_l0)).max() <= 8 ** -0.5
 
 
 # ---- smaller behaviours --------------------------------------------------------------------
@@ -1156,34 +970,24 @@ def _with_states(mod, x, *states):
 
 RNN_CASES = [
     Case("rnn_tanh", lambda m: m.nn.RNN(4, 5), [(6, 3, 4)]),
-    Case(
-        "rnn_relu_2layer_bidir_h0",
-        lambda m: m.nn.RNN(4, 5, 2, nonlinearity="relu", bidirectional=True),
-        [(6, 3, 4), (4, 3, 5)],
-    ),
+    Case("rnn_relu_2layer_bidir_h0", lambda m: m.nn.RNN(4, 5, 2, nonlinearity="relu", bidirectional=True),
+         [(6, 3, 4), (4, 3, 5)]),
     Case("rnn_batch_first_nobias", lambda m: m.nn.RNN(4, 5, batch_first=True, bias=False), [(3, 6, 4)]),
     Case("rnn_unbatched_h0", lambda m: m.nn.RNN(4, 5, num_layers=2), [(6, 4), (2, 5)]),
     Case("rnn_dropout_zero", lambda m: m.nn.RNN(4, 5, num_layers=2, dropout=0.0), [(3, 2, 4)]),
     Case("rnn_dropout_eval", lambda m: m.nn.RNN(4, 5, num_layers=2, dropout=0.5), [(3, 2, 4)], train=False),
     Case("rnn_dropout_one", lambda m: m.nn.RNN(4, 5, num_layers=2, dropout=1.0), [(3, 2, 4)]),
     Case("lstm", lambda m: m.nn.LSTM(4, 5), [(6, 3, 4)]),
-    Case(
-        "lstm_2layer_states",
-        lambda m: m.nn.LSTM(4, 5, num_layers=2),
-        [(6, 3, 4), (2, 3, 5), (2, 3, 5)],
-        fwd=_with_states,
-    ),
-    Case("lstm_bidir_batch_first", lambda m: m.nn.LSTM(4, 5, bidirectional=True, batch_first=True), [(3, 6, 4)]),
-    Case(
-        "lstm_proj",
-        lambda m: m.nn.LSTM(4, 6, num_layers=2, bidirectional=True, batch_first=True, proj_size=3),
-        [(3, 5, 4), (4, 3, 3), (4, 3, 6)],
-        fwd=_with_states,
-    ),
-    Case("lstm_proj_unbatched", lambda m: m.nn.LSTM(4, 6, proj_size=2), [(5, 4), (1, 2), (1, 6)], fwd=_with_states),
-    Case(
-        "lstm_nobias_eval", lambda m: m.nn.LSTM(4, 5, bias=False, num_layers=2, dropout=0.3), [(5, 2, 4)], train=False
-    ),
+    Case("lstm_2layer_states", lambda m: m.nn.LSTM(4, 5, num_layers=2), [(6, 3, 4), (2, 3, 5), (2, 3, 5)],
+         fwd=_with_states),
+    Case("lstm_bidir_batch_first", lambda m: m.nn.LSTM(4, 5, bidirectional=True, batch_first=True),
+         [(3, 6, 4)]),
+    Case("lstm_proj", lambda m: m.nn.LSTM(4, 6, num_layers=2, bidirectional=True, batch_first=True, proj_size=3),
+         [(3, 5, 4), (4, 3, 3), (4, 3, 6)], fwd=_with_states),
+    Case("lstm_proj_unbatched", lambda m: m.nn.LSTM(4, 6, proj_size=2), [(5, 4), (1, 2), (1, 6)],
+         fwd=_with_states),
+    Case("lstm_nobias_eval", lambda m: m.nn.LSTM(4, 5, bias=False, num_layers=2, dropout=0.3), [(5, 2, 4)],
+         train=False),
     Case("gru", lambda m: m.nn.GRU(4, 5), [(6, 3, 4)]),
     Case("gru_3layer_bidir_h0", lambda m: m.nn.GRU(4, 5, 3, bidirectional=True), [(4, 2, 4), (6, 2, 5)]),
     Case("gru_batch_first_unbatched", lambda m: m.nn.GRU(4, 5, batch_first=True, bias=False), [(6, 4)]),
@@ -1191,25 +995,18 @@ RNN_CASES = [
     Case("rnn_cell_relu_hx", lambda m: m.nn.RNNCell(4, 5, nonlinearity="relu"), [(3, 4), (3, 5)]),
     Case("rnn_cell_nobias_unbatched", lambda m: m.nn.RNNCell(4, 5, bias=False), [(4,), (5,)]),
     Case("lstm_cell", lambda m: m.nn.LSTMCell(4, 5), [(3, 4)]),
-    Case("lstm_cell_states", lambda m: m.nn.LSTMCell(4, 5, bias=False), [(3, 4), (3, 5), (3, 5)], fwd=_with_states),
+    Case("lstm_cell_states", lambda m: m.nn.LSTMCell(4, 5, bias=False), [(3, 4), (3, 5), (3, 5)],
+         fwd=_with_states),
     Case("lstm_cell_unbatched", lambda m: m.nn.LSTMCell(4, 5), [(4,), (5,), (5,)], fwd=_with_states),
     Case("gru_cell", lambda m: m.nn.GRUCell(4, 5), [(3, 4), (3, 5)]),
     Case("gru_cell_unbatched_nobias", lambda m: m.nn.GRUCell(4, 5, bias=False), [(4,)]),
 ]
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        *RNN_CASES,
-        *(
-            Case(c.id + "_strided", c.make, c.inputs, lambda mod, *xs, f=c.fwd: f(mod, *[_strided(x) for x in xs]))
-            for c in RNN_CASES
-            if c.id in ("lstm_proj", "gru_3layer_bidir_h0", "rnn_batch_first_nobias", "lstm_cell_states")
-        ),
-    ],
-    ids=lambda c: c.id,
-)
+@pytest.mark.parametrize("case", [*RNN_CASES, *(
+    Case(c.id + "_strided", c.make, c.inputs, lambda mod, *xs, f=c.fwd: f(mod, *[_strided(x) for x in xs]))
+    for c in RNN_CASES if c.id in ("lstm_proj", "gru_3layer_bidir_h0", "rnn_batch_first_nobias", "lstm_cell_states"))],
+    ids=lambda c: c.id)
 def test_recurrent_layer_matches_torch(case):
     case = copy.copy(case)
     case.atol = 2e-5  # recurrences accumulate rounding over the time steps
@@ -1217,8 +1014,7 @@ def test_recurrent_layer_matches_torch(case):
     if isinstance(ours, flow.nn.RNNBase):
         assert ours._flat_weights_names == theirs._flat_weights_names
         assert [[tuple(p.shape) for p in ws] for ws in ours.all_weights] == [
-            [tuple(p.shape) for p in ws] for ws in theirs.all_weights
-        ]
+            [tuple(p.shape) for p in ws] for ws in theirs.all_weights]
         ours.flatten_parameters()
 
 
@@ -1317,7 +1113,6 @@ def _seq(s, n, batch_first=False):
 
 def _tf_case(id, make, shapes, masks=(), fwd=None, **kw):
     """Floating inputs of ``shapes`` (differentiable) followed by the fixed ``masks``."""
-
     def inputs(rng):
         return [rng.standard_normal(s).astype(np.float32) for s in shapes] + [m for m in masks]
 
@@ -1326,120 +1121,60 @@ def _tf_case(id, make, shapes, masks=(), fwd=None, **kw):
 
 TRANSFORMER_CASES = [
     _tf_case("enc_layer", lambda m: _enc_layer(m), [_seq(5, 3)]),
-    _tf_case(
-        "enc_layer_norm_first_gelu_bf",
-        lambda m: _enc_layer(m, norm_first=True, activation="gelu", batch_first=True),
-        [_seq(5, 3, True)],
-    ),
-    _tf_case(
-        "enc_layer_masks",
-        lambda m: _enc_layer(m),
-        [_seq(5, 3)],
-        masks=[_causal(5), _padding(3, 5)],
-        fwd=lambda mod, x, am, kpm: mod(x, src_mask=am, src_key_padding_mask=kpm),
-    ),
-    _tf_case(
-        "enc_layer_bool_mask_is_causal",
-        lambda m: _enc_layer(m, batch_first=True),
-        [_seq(4, 2, True)],
-        masks=[np.triu(np.ones((4, 4), dtype=bool), 1)],
-        fwd=lambda mod, x, am: mod(x, src_mask=am, is_causal=True),
-    ),
-    _tf_case(
-        "enc_layer_unbatched",
-        lambda m: _enc_layer(m, norm_first=True),
-        [(5, E)],
-        masks=[_causal(5)],
-        fwd=lambda mod, x, am: mod(x, am),
-    ),
-    _tf_case(
-        "enc_layer_module_activation_nobias",
-        lambda m: _enc_layer(m, activation=m.nn.GELU(approximate="tanh"), bias=False, layer_norm_eps=1e-3),
-        [_seq(4, 2)],
-    ),
+    _tf_case("enc_layer_norm_first_gelu_bf",
+             lambda m: _enc_layer(m, norm_first=True, activation="gelu", batch_first=True), [_seq(5, 3, True)]),
+    _tf_case("enc_layer_masks", lambda m: _enc_layer(m), [_seq(5, 3)], masks=[_causal(5), _padding(3, 5)],
+             fwd=lambda mod, x, am, kpm: mod(x, src_mask=am, src_key_padding_mask=kpm)),
+    _tf_case("enc_layer_bool_mask_is_causal", lambda m: _enc_layer(m, batch_first=True), [_seq(4, 2, True)],
+             masks=[np.triu(np.ones((4, 4), dtype=bool), 1)],
+             fwd=lambda mod, x, am: mod(x, src_mask=am, is_causal=True)),
+    _tf_case("enc_layer_unbatched", lambda m: _enc_layer(m, norm_first=True), [(5, E)], masks=[_causal(5)],
+             fwd=lambda mod, x, am: mod(x, am)),
+    _tf_case("enc_layer_module_activation_nobias",
+             lambda m: _enc_layer(m, activation=m.nn.GELU(approximate="tanh"), bias=False, layer_norm_eps=1e-3),
+             [_seq(4, 2)]),
     _tf_case("enc_layer_eval_dropout", lambda m: _enc_layer(m, dropout=0.3), [_seq(4, 2)], train=False),
     _tf_case("enc_layer_dropout_one", lambda m: _enc_layer(m, dropout=1.0), [_seq(4, 2)]),
-    _tf_case("enc_layer_dropout_one_norm_first", lambda m: _enc_layer(m, dropout=1.0, norm_first=True), [_seq(4, 2)]),
+    _tf_case("enc_layer_dropout_one_norm_first", lambda m: _enc_layer(m, dropout=1.0, norm_first=True),
+             [_seq(4, 2)]),
     _tf_case("dec_layer_dropout_one", lambda m: _dec_layer(m, dropout=1.0), [_seq(4, 2), _seq(3, 2)]),
     _tf_case("dec_layer", lambda m: _dec_layer(m), [_seq(4, 3), _seq(5, 3)]),
-    _tf_case(
-        "dec_layer_masks",
-        lambda m: _dec_layer(m),
-        [_seq(4, 3), _seq(5, 3)],
-        masks=[_causal(4), np.zeros((4, 5), np.float32) - 0.5, _padding(3, 4), _padding(3, 5)],
-        fwd=lambda mod, t, mem, tm, mm, tkpm, mkpm: mod(
-            t, mem, tgt_mask=tm, memory_mask=mm, tgt_key_padding_mask=tkpm, memory_key_padding_mask=mkpm
-        ),
-    ),
-    _tf_case(
-        "dec_layer_norm_first_gelu_bf",
-        lambda m: _dec_layer(m, norm_first=True, activation="gelu", batch_first=True),
-        [_seq(4, 3, True), _seq(5, 3, True)],
-        masks=[_causal(4)],
-        fwd=lambda mod, t, mem, tm: mod(t, mem, tgt_mask=tm, tgt_is_causal=True),
-    ),
+    _tf_case("dec_layer_masks", lambda m: _dec_layer(m), [_seq(4, 3), _seq(5, 3)],
+             masks=[_causal(4), np.zeros((4, 5), np.float32) - 0.5, _padding(3, 4), _padding(3, 5)],
+             fwd=lambda mod, t, mem, tm, mm, tkpm, mkpm: mod(t, mem, tgt_mask=tm, memory_mask=mm,
+                                                             tgt_key_padding_mask=tkpm,
+                                                             memory_key_padding_mask=mkpm)),
+    _tf_case("dec_layer_norm_first_gelu_bf",
+             lambda m: _dec_layer(m, norm_first=True, activation="gelu", batch_first=True),
+             [_seq(4, 3, True), _seq(5, 3, True)], masks=[_causal(4)],
+             fwd=lambda mod, t, mem, tm: mod(t, mem, tgt_mask=tm, tgt_is_causal=True)),
     _tf_case("dec_layer_unbatched_nobias", lambda m: _dec_layer(m, bias=False), [(4, E), (5, E)]),
-    _tf_case(
-        "encoder",
-        lambda m: m.nn.TransformerEncoder(_enc_layer(m), 2, norm=m.nn.LayerNorm(E), enable_nested_tensor=False),
-        [_seq(5, 3)],
-        masks=[_causal(5), _padding(3, 5)],
-        fwd=lambda mod, x, am, kpm: mod(x, mask=am, src_key_padding_mask=kpm),
-    ),
-    _tf_case(
-        "encoder_bf_norm_first",
-        lambda m: m.nn.TransformerEncoder(
-            _enc_layer(m, batch_first=True, norm_first=True), 3, enable_nested_tensor=False
-        ),
-        [_seq(4, 2, True)],
-        masks=[_causal(4)],
-        fwd=lambda mod, x, am: mod(x, am, is_causal=True),
-    ),
-    _tf_case(
-        "decoder",
-        lambda m: m.nn.TransformerDecoder(_dec_layer(m), 2, norm=m.nn.LayerNorm(E)),
-        [_seq(4, 3), _seq(5, 3)],
-        masks=[_causal(4), _padding(3, 5)],
-        fwd=lambda mod, t, mem, tm, mkpm: mod(t, mem, tgt_mask=tm, memory_key_padding_mask=mkpm),
-    ),
-    _tf_case(
-        "decoder_bf",
-        lambda m: m.nn.TransformerDecoder(_dec_layer(m, batch_first=True, activation="gelu"), 2),
-        [_seq(4, 3, True), _seq(5, 3, True)],
-    ),
-    _tf_case(
-        "transformer",
-        lambda m: m.nn.Transformer(E, NHEAD, 2, 1, FF, dropout=0.0),
-        [_seq(5, 3), _seq(4, 3)],
-        masks=[_causal(4), _padding(3, 5), _padding(3, 5)],
-        fwd=lambda mod, s, t, tm, skpm, mkpm: mod(
-            s, t, tgt_mask=tm, src_key_padding_mask=skpm, memory_key_padding_mask=mkpm
-        ),
-    ),
-    _tf_case(
-        "transformer_bf_norm_first_gelu",
-        lambda m: m.nn.Transformer(
-            E, NHEAD, 1, 2, FF, dropout=0.0, batch_first=True, norm_first=True, activation="gelu"
-        ),
-        [_seq(5, 2, True), _seq(4, 2, True)],
-        masks=[_causal(4), _causal(5)],
-        fwd=lambda mod, s, t, tm, sm: mod(s, t, src_mask=sm, tgt_mask=tm),
-    ),
-    _tf_case(
-        "transformer_unbatched",
-        lambda m: m.nn.Transformer(E, NHEAD, 1, 1, FF, dropout=0.0, bias=False),
-        [(5, E), (4, E)],
-    ),
-    _tf_case(
-        "transformer_custom",
-        lambda m: m.nn.Transformer(
-            E,
-            NHEAD,
-            custom_encoder=m.nn.TransformerEncoder(_enc_layer(m), 1, enable_nested_tensor=False),
-            custom_decoder=m.nn.TransformerDecoder(_dec_layer(m), 1),
-        ),
-        [_seq(5, 2), _seq(3, 2)],
-    ),
+    _tf_case("encoder", lambda m: m.nn.TransformerEncoder(_enc_layer(m), 2, norm=m.nn.LayerNorm(E),
+                                                          enable_nested_tensor=False),
+             [_seq(5, 3)], masks=[_causal(5), _padding(3, 5)],
+             fwd=lambda mod, x, am, kpm: mod(x, mask=am, src_key_padding_mask=kpm)),
+    _tf_case("encoder_bf_norm_first", lambda m: m.nn.TransformerEncoder(
+        _enc_layer(m, batch_first=True, norm_first=True), 3, enable_nested_tensor=False), [_seq(4, 2, True)],
+        masks=[_causal(4)], fwd=lambda mod, x, am: mod(x, am, is_causal=True)),
+    _tf_case("decoder", lambda m: m.nn.TransformerDecoder(_dec_layer(m), 2, norm=m.nn.LayerNorm(E)),
+             [_seq(4, 3), _seq(5, 3)], masks=[_causal(4), _padding(3, 5)],
+             fwd=lambda mod, t, mem, tm, mkpm: mod(t, mem, tgt_mask=tm, memory_key_padding_mask=mkpm)),
+    _tf_case("decoder_bf", lambda m: m.nn.TransformerDecoder(_dec_layer(m, batch_first=True, activation="gelu"), 2),
+             [_seq(4, 3, True), _seq(5, 3, True)]),
+    _tf_case("transformer", lambda m: m.nn.Transformer(E, NHEAD, 2, 1, FF, dropout=0.0),
+             [_seq(5, 3), _seq(4, 3)], masks=[_causal(4), _padding(3, 5), _padding(3, 5)],
+             fwd=lambda mod, s, t, tm, skpm, mkpm: mod(s, t, tgt_mask=tm, src_key_padding_mask=skpm,
+                                                       memory_key_padding_mask=mkpm)),
+    _tf_case("transformer_bf_norm_first_gelu",
+             lambda m: m.nn.Transformer(E, NHEAD, 1, 2, FF, dropout=0.0, batch_first=True, norm_first=True,
+                                        activation="gelu"),
+             [_seq(5, 2, True), _seq(4, 2, True)], masks=[_causal(4), _causal(5)],
+             fwd=lambda mod, s, t, tm, sm: mod(s, t, src_mask=sm, tgt_mask=tm)),
+    _tf_case("transformer_unbatched", lambda m: m.nn.Transformer(E, NHEAD, 1, 1, FF, dropout=0.0, bias=False),
+             [(5, E), (4, E)]),
+    _tf_case("transformer_custom", lambda m: m.nn.Transformer(
+        E, NHEAD, custom_encoder=m.nn.TransformerEncoder(_enc_layer(m), 1, enable_nested_tensor=False),
+        custom_decoder=m.nn.TransformerDecoder(_dec_layer(m), 1)), [_seq(5, 2), _seq(3, 2)]),
 ]
 
 
@@ -1460,9 +1195,8 @@ def test_encoder_layers_are_independent_copies():
     enc = flow.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
     assert enc.layers[0].linear1.weight is not enc.layers[1].linear1.weight
     assert enc.layers[0].linear1.weight is not layer.linear1.weight
-    assert len(enc.state_dict()) == len(
-        torch.nn.TransformerEncoder(_enc_layer(torch), 2, enable_nested_tensor=False).state_dict()
-    )
+    assert len(enc.state_dict()) == len(torch.nn.TransformerEncoder(_enc_layer(torch), 2,
+                                                                    enable_nested_tensor=False).state_dict())
 
 
 TRANSFORMER_ERRORS = {
@@ -1518,7 +1252,6 @@ def test_encoder_nested_tensor_flags_match_torch(name):
 def test_encoder_inference_zeroes_padded_positions_like_torch(grad, left_aligned):
     """In eval mode without gradients PyTorch runs batch-first encoders on nested tensors: padded
     positions come back as zeros (then through the final norm)."""
-
     def build(m):
         return m.nn.TransformerEncoder(_enc_layer(m, batch_first=True), 2, norm=m.nn.LayerNorm(E))
 
@@ -1550,7 +1283,8 @@ def test_mismatched_mask_types_warn_like_torch():
         layer = _enc_layer(m)
         enc = m.nn.TransformerEncoder(_enc_layer(m), 1, enable_nested_tensor=False)
         t, a, k = m.tensor(x), m.tensor(am), m.tensor(kpm)
-        return [lambda: mha(t, t, t, attn_mask=a, key_padding_mask=k), lambda: layer(t, a, k), lambda: enc(t, a, k)]
+        return [lambda: mha(t, t, t, attn_mask=a, key_padding_mask=k), lambda: layer(t, a, k),
+                lambda: enc(t, a, k)]
 
     for ours, theirs in zip(calls(flow), calls(torch)):
         assert len(_warning_texts(ours)) == len(_warning_texts(theirs)) == 1
@@ -1562,7 +1296,8 @@ FUNCTIONAL_CASES = {
     "softmin": lambda F, x: F.softmin(x, 1),
     "softmin_dtype": lambda F, x: F.softmin(x, dim=-1, dtype=x.dtype),
     "local_response_norm_3d": lambda F, x: F.local_response_norm(x, 3),
-    "local_response_norm_4d": lambda F, x: F.local_response_norm(x.reshape(2, 3, 2, 2), 2, alpha=0.3, beta=0.6, k=2.0),
+    "local_response_norm_4d": lambda F, x: F.local_response_norm(x.reshape(2, 3, 2, 2), 2, alpha=0.3, beta=0.6,
+                                                                 k=2.0),
     "rrelu_eval": lambda F, x: F.rrelu(x, 0.2, 0.4),
     "rrelu_inplace_eval": lambda F, x: F.rrelu_(x * 1.0, 0.2, 0.4),
     "alpha_dropout_eval": lambda F, x: F.alpha_dropout(x, 0.4),
@@ -1585,7 +1320,8 @@ def test_functional_form_matches_torch(name):
     assert_close(np_of(fx.grad), np_of(tx.grad), 1e-5, 1e-6, "grad")
 
 
-@pytest.mark.parametrize("name", ["softmin", "local_response_norm", "rrelu", "alpha_dropout", "feature_alpha_dropout"])
+@pytest.mark.parametrize("name", ["softmin", "local_response_norm", "rrelu", "alpha_dropout",
+                                  "feature_alpha_dropout"])
 def test_functional_signature_matches_torch(name):
     import inspect
 
@@ -1615,7 +1351,8 @@ def test_inplace_random_layers_stay_differentiable(cls):
 def test_fused_mlp_matches_torch_layers(skip):
     """nn.FusedMLP (OneFlow's) against torch Linear/ReLU layers with the same parameters."""
     mlp = flow.nn.FusedMLP(12, (32, 24), 8, skip_final_activation=skip)
-    assert [k for k, _ in mlp.named_parameters()] == ["weight_0", "bias_0", "weight_1", "bias_1", "weight_2", "bias_2"]
+    assert [k for k, _ in mlp.named_parameters()] == ["weight_0", "bias_0", "weight_1", "bias_1", "weight_2",
+                                                      "bias_2"]
     layers = []
     for i, (fin, fout) in enumerate([(12, 32), (32, 24), (24, 8)]):
         lin = torch.nn.Linear(fin, fout)
@@ -1635,7 +1372,8 @@ def test_fused_mlp_matches_torch_layers(skip):
     (ref * ref).sum().backward()
     np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
     for i in range(3):
-        np.testing.assert_allclose(mlp.weight(i).grad.numpy(), theirs[2 * i].weight.grad.numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(mlp.weight(i).grad.numpy(), theirs[2 * i].weight.grad.numpy(), rtol=1e-4,
+                                   atol=1e-5)
         np.testing.assert_allclose(mlp.bias(i).grad.numpy(), theirs[2 * i].bias.grad.numpy(), rtol=1e-4, atol=1e-5)
     with flow.no_grad():
         np.testing.assert_allclose(mlp(fx).numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-5)
@@ -1647,10 +1385,8 @@ def test_fused_mlp_dropout_in_training_only():
     mlp.eval()
     with flow.no_grad():
         plain = mlp(x)
-    np.testing.assert_array_equal(
-        plain.numpy(),
-        flow._C.fused_mlp(x, [mlp.weight_0, mlp.weight_1], [mlp.bias_0, mlp.bias_1], False).detach().numpy(),
-    )
+    np.testing.assert_array_equal(plain.numpy(), flow._C.fused_mlp(x, [mlp.weight_0, mlp.weight_1],
+                                                                   [mlp.bias_0, mlp.bias_1], False).detach().numpy())
     mlp.train()
     dropped = mlp(x).detach().numpy()
     kept = dropped != 0

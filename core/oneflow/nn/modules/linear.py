@@ -97,14 +97,14 @@ class Bilinear(Module):
         bias: learnable ``(out_features,)`` vector with the same distribution.
     """
 
-    def __init__(
-        self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None, dtype=None
-    ) -> None:
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None) -> None:
         super().__init__()
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(oneflow.empty((out_features, in1_features, in2_features), device=device, dtype=dtype))
+        self.weight = Parameter(
+            oneflow.empty((out_features, in1_features, in2_features), device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(oneflow.empty(out_features, device=device, dtype=dtype))
         else:
@@ -122,10 +122,8 @@ class Bilinear(Module):
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        return (
-            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
-            f"out_features={self.out_features}, bias={self.bias is not None}"
-        )
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class FusedMLP(Module):
@@ -153,17 +151,9 @@ class FusedMLP(Module):
         oneflow.Size([4, 8])
     """
 
-    def __init__(
-        self,
-        in_features: int,
-        hidden_features,
-        out_features: int,
-        hidden_dropout_rate: float = 0.0,
-        out_dropout_rate: float = 0.0,
-        skip_final_activation: bool = False,
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, in_features: int, hidden_features, out_features: int, hidden_dropout_rate: float = 0.0,
+                 out_dropout_rate: float = 0.0, skip_final_activation: bool = False, device=None,
+                 dtype=None) -> None:
         super().__init__()
         self.in_features = in_features
         self.hidden_features = tuple(hidden_features)
@@ -175,8 +165,7 @@ class FusedMLP(Module):
         self.num_layers = len(sizes) - 1
         for i in range(self.num_layers):
             self.register_parameter(
-                f"weight_{i}", Parameter(oneflow.empty((sizes[i + 1], sizes[i]), device=device, dtype=dtype))
-            )
+                f"weight_{i}", Parameter(oneflow.empty((sizes[i + 1], sizes[i]), device=device, dtype=dtype)))
             self.register_parameter(f"bias_{i}", Parameter(oneflow.empty(sizes[i + 1], device=device, dtype=dtype)))
         self.reset_parameters()
 
@@ -208,7 +197,5 @@ class FusedMLP(Module):
         return x
 
     def extra_repr(self) -> str:
-        return (
-            f"in_features={self.in_features}, hidden_features={self.hidden_features}, "
-            f"out_features={self.out_features}, skip_final_activation={self.skip_final_activation}"
-        )
+        return (f"in_features={self.in_features}, hidden_features={self.hidden_features}, "
+                f"out_features={self.out_features}, skip_final_activation={self.skip_final_activation}")

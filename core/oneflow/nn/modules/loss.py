@@ -51,8 +51,7 @@ def _legacy_reduction(size_average, reduce) -> str:
     reduction = ("mean" if size_average else "sum") if reduce else "none"
     warnings.warn(
         f"size_average and reduce are deprecated; they mean reduction='{reduction}' here, pass that instead.",
-        stacklevel=3,
-    )
+        stacklevel=3)
     return reduction
 
 
@@ -66,7 +65,8 @@ class _Loss(Module):
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = "mean") -> None:
+    def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
+                 reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
@@ -101,35 +101,23 @@ class NLLLoss(_WeightedLoss):
         size_average, reduce: deprecated; use ``reduction``.
     """
 
-    def __init__(
-        self,
-        weight: Tensor | None = None,
-        size_average=None,
-        ignore_index: int = -100,
-        reduce=None,
-        reduction: str = "mean",
-    ) -> None:
+    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
 
 
 class NLLLoss2d(NLLLoss):
     r"""The deprecated 2-D spelling of :class:`NLLLoss` (which takes :math:`(N, C, H, W)` itself)."""
 
-    def __init__(
-        self,
-        weight: Tensor | None = None,
-        size_average=None,
-        ignore_index: int = -100,
-        reduce=None,
-        reduction: str = "mean",
-    ) -> None:
-        warnings.warn(
-            "NLLLoss2d is deprecated; NLLLoss takes the same arguments and inputs.", FutureWarning, stacklevel=2
-        )
+    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:
+        warnings.warn("NLLLoss2d is deprecated; NLLLoss takes the same arguments and inputs.", FutureWarning,
+                      stacklevel=2)
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
@@ -145,28 +133,15 @@ class CrossEntropyLoss(_WeightedLoss):
         size_average, reduce: deprecated; use ``reduction``.
     """
 
-    def __init__(
-        self,
-        weight: Tensor | None = None,
-        size_average=None,
-        ignore_index: int = -100,
-        reduce=None,
-        reduction: str = "mean",
-        label_smoothing: float = 0.0,
-    ) -> None:
+    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(
-            input,
-            target,
-            weight=self.weight,
-            ignore_index=self.ignore_index,
-            reduction=self.reduction,
-            label_smoothing=self.label_smoothing,
-        )
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
 class BCELoss(_WeightedLoss):
@@ -192,22 +167,15 @@ class BCEWithLogitsLoss(_Loss):
         size_average, reduce: deprecated; use ``reduction``.
     """
 
-    def __init__(
-        self,
-        weight: Tensor | None = None,
-        size_average=None,
-        reduce=None,
-        reduction: str = "mean",
-        pos_weight: Tensor | None = None,
-    ) -> None:
+    def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy_with_logits(
-            input, target, self.weight, pos_weight=self.pos_weight, reduction=self.reduction
-        )
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
@@ -294,16 +262,8 @@ class TripletMarginLoss(_Loss):
         size_average, reduce: deprecated; use ``reduction``.
     """
 
-    def __init__(
-        self,
-        margin: float = 1.0,
-        p: float = 2.0,
-        eps: float = 1e-6,
-        swap: bool = False,
-        size_average=None,
-        reduce=None,
-        reduction: str = "mean",
-    ) -> None:
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
+                 size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         if margin <= 0:
             raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
@@ -313,16 +273,8 @@ class TripletMarginLoss(_Loss):
         self.swap = swap
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
-        return F.triplet_margin_loss(
-            anchor,
-            positive,
-            negative,
-            margin=self.margin,
-            p=self.p,
-            eps=self.eps,
-            swap=self.swap,
-            reduction=self.reduction,
-        )
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                     swap=self.swap, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
@@ -363,9 +315,8 @@ class CTCLoss(_Loss):
         self.zero_infinity = zero_infinity
 
     def forward(self, log_probs: Tensor, targets: Tensor, input_lengths, target_lengths) -> Tensor:
-        return F.ctc_loss(
-            log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction, self.zero_infinity
-        )
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
 
 
 class SoftMarginLoss(_Loss):
@@ -410,24 +361,16 @@ class PoissonNLLLoss(_Loss):
         size_average, reduce: deprecated; use ``reduction``.
     """
 
-    def __init__(
-        self,
-        log_input: bool = True,
-        full: bool = False,
-        size_average=None,
-        eps: float = 1e-8,
-        reduce=None,
-        reduction: str = "mean",
-    ) -> None:
+    def __init__(self, log_input: bool = True, full: bool = False, size_average=None, eps: float = 1e-8,
+                 reduce=None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.log_input = log_input
         self.full = full
         self.eps = eps
 
     def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
-        return F.poisson_nll_loss(
-            log_input, target, log_input=self.log_input, full=self.full, eps=self.eps, reduction=self.reduction
-        )
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                  reduction=self.reduction)
 
 
 class GaussianNLLLoss(Module):
@@ -480,27 +423,20 @@ class MultiMarginLoss(_WeightedLoss):
         size_average, reduce: deprecated; use ``reduction``.
     """
 
-    def __init__(
-        self,
-        p: int = 1,
-        margin: float = 1.0,
-        weight: Tensor | None = None,
-        size_average=None,
-        reduce=None,
-        reduction: str = "mean",
-    ) -> None:
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None, size_average=None,
+                 reduce=None, reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
         if p not in (1, 2):
             raise ValueError("only p == 1 and p == 2 supported")
         if weight is not None and weight.dim() != 1:
-            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+            raise ValueError(
+                f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
         self.p = p
         self.margin = margin
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.multi_margin_loss(
-            input, target, p=self.p, margin=self.margin, weight=self.weight, reduction=self.reduction
-        )
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)
 
 
 class MultiLabelMarginLoss(_Loss):
@@ -530,31 +466,17 @@ class TripletMarginWithDistanceLoss(_Loss):
         reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
     """
 
-    def __init__(
-        self,
-        *,
-        distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
-        margin: float = 1.0,
-        swap: bool = False,
-        reduction: str = "mean",
-    ) -> None:
+    def __init__(self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None, margin: float = 1.0,
+                 swap: bool = False, reduction: str = "mean") -> None:
         super().__init__(size_average=None, reduce=None, reduction=reduction)
         if margin <= 0:
             raise ValueError(
-                f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead"
-            )
+                f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
         # The default is a PairwiseDistance module, so it shows in the repr and the module tree.
         self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
         self.margin = margin
         self.swap = swap
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
-        return F.triplet_margin_with_distance_loss(
-            anchor,
-            positive,
-            negative,
-            distance_function=self.distance_function,
-            margin=self.margin,
-            swap=self.swap,
-            reduction=self.reduction,
-        )
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)

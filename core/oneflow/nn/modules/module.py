@@ -225,7 +225,8 @@ class _BackwardHook:
             result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
             if len(result) != len(grad_input):
                 raise RuntimeError(
-                    f"backward hook returned {len(result)} gradients where the module has {len(grad_input)} inputs"
+                    f"backward hook returned {len(result)} gradients where the module has "
+                    f"{len(grad_input)} inputs"
                 )
             grad_input, changed = result, True
         self.grad_outputs = None
@@ -267,7 +268,9 @@ class _BackwardHook:
             )
             for hook in self.hooks:
                 if hook(self.module, (None,) * self.n_inputs, grad_output) is not None:
-                    raise RuntimeError("backward hook returned gradients for a module whose inputs do not require grad")
+                    raise RuntimeError(
+                        "backward hook returned gradients for a module whose inputs do not require grad"
+                    )
             self.grad_outputs = None
         if not changed:
             return None
@@ -437,11 +440,15 @@ class Module:
     def get_extra_state(self) -> Any:
         """State to save beside parameters and buffers; define it together with
         :meth:`set_extra_state` to have it in the ``state_dict``."""
-        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called."
+        )
 
     def set_extra_state(self, state: Any) -> None:
         """Restores what :meth:`get_extra_state` returned."""
-        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called."
+        )
 
     # ---- attribute routing ------------------------------------------------------------
 
@@ -475,7 +482,8 @@ class Module:
         if params is not None and name in params:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as parameter '{name}' (oneflow.nn.Parameter or None expected)"
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                    "(oneflow.nn.Parameter or None expected)"
                 )
             self.register_parameter(name, value)
             return
@@ -489,7 +497,8 @@ class Module:
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as child module '{name}' (oneflow.nn.Module or None expected)"
+                    f"cannot assign '{_typename(value)}' as child module '{name}' "
+                    "(oneflow.nn.Module or None expected)"
                 )
             modules[name] = value
             return
@@ -528,11 +537,7 @@ class Module:
 
     def __dir__(self) -> list:
         keys = [
-            *dir(type(self)),
-            *self.__dict__,
-            *self._parameters,
-            *self._modules,
-            *self._buffers,
+            *dir(type(self)), *self.__dict__, *self._parameters, *self._modules, *self._buffers,
         ]
         # Names that are not identifiers (ModuleList's "0", "1"...) stay out.
         return sorted({k for k in keys if not k[0].isdigit()})
@@ -558,9 +563,8 @@ class Module:
 
     # ---- iteration --------------------------------------------------------------------
 
-    def _named_members(
-        self, get_members: Callable, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
-    ) -> Iterator:
+    def _named_members(self, get_members: Callable, prefix: str = "", recurse: bool = True,
+                       remove_duplicate: bool = True) -> Iterator:
         seen = set()
         modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for module_prefix, module in modules:
@@ -576,9 +580,8 @@ class Module:
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
-    def named_parameters(
-        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
-    ) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         """``(dotted name, parameter)`` pairs; shared parameters come once unless
         ``remove_duplicate=False``."""
         yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
@@ -588,9 +591,8 @@ class Module:
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
-    def named_buffers(
-        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
-    ) -> Iterator[tuple[str, oneflow.Tensor]]:
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, oneflow.Tensor]]:
         """``(dotted name, buffer)`` pairs."""
         yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
 
@@ -612,9 +614,8 @@ class Module:
         for _, module in self.named_modules():
             yield module
 
-    def named_modules(
-        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
-    ) -> Iterator[tuple[str, Module]]:
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         """``(dotted name, module)`` pairs of this module (name ``prefix``) and its descendants."""
         if memo is None:
             memo = set()
@@ -676,9 +677,8 @@ class Module:
         kwargs.pop("non_blocking", None)
         memory_format = kwargs.pop("memory_format", None)
         if memory_format is not None and not isinstance(memory_format, oneflow.memory_format):
-            raise TypeError(
-                f"to(): argument 'memory_format' must be oneflow.memory_format, not {type(memory_format).__name__}"
-            )
+            raise TypeError(f"to(): argument 'memory_format' must be oneflow.memory_format, not "
+                            f"{type(memory_format).__name__}")
         device = kwargs.pop("device", None)
         dtype = kwargs.pop("dtype", None)
         tensor = kwargs.pop("tensor", None)
@@ -800,9 +800,8 @@ class Module:
 
     # ---- calling and hooks ------------------------------------------------------------
 
-    def register_forward_pre_hook(
-        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
-    ) -> RemovableHandle:
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
         """Registers ``hook(module, args)`` (or ``hook(module, args, kwargs)`` with
         ``with_kwargs``) to run before ``forward``. It may return new args (a tuple, or one
         value), or with ``with_kwargs`` a ``(args, kwargs)`` pair."""
@@ -814,9 +813,8 @@ class Module:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_forward_hook(
-        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
-    ) -> RemovableHandle:
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
         """Registers ``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``
         with ``with_kwargs``) to run after ``forward``; a non-None result replaces the output.
         With ``always_call`` it also runs when ``forward`` raises."""
@@ -865,14 +863,8 @@ class Module:
 
     def _call_impl(self, *args, **kwargs):
         forward = self.forward
-        if not (
-            self._forward_hooks
-            or self._forward_pre_hooks
-            or self._backward_hooks
-            or self._backward_pre_hooks
-            or _global_forward_hooks
-            or _global_forward_pre_hooks
-        ):
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_hooks or _global_forward_pre_hooks):
             return forward(*args, **kwargs)
 
         called_always = set()
@@ -951,7 +943,9 @@ class Module:
 
     def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self) if with_module else hook
+        self._load_state_dict_pre_hooks[handle.id] = (
+            functools.partial(hook, self) if with_module else hook
+        )
         return handle
 
     def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
@@ -978,7 +972,8 @@ class Module:
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + "_extra_state"] = self.get_extra_state()
 
-    def state_dict(self, *args, destination: dict | None = None, prefix: str = "", keep_vars: bool = False) -> dict:
+    def state_dict(self, *args, destination: dict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict:
         """The module's state: an ordered dict from dotted names to parameters and persistent
         buffers (detached unless ``keep_vars``), children after the module's own entries."""
         if args:
@@ -1008,16 +1003,8 @@ class Module:
                 destination = result
         return destination
 
-    def _load_from_state_dict(
-        self,
-        state_dict: dict,
-        prefix: str,
-        local_metadata: dict,
-        strict: bool,
-        missing_keys: list,
-        unexpected_keys: list,
-        error_msgs: list,
-    ) -> None:
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
+                              missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
         """Loads this module's own parameters and persistent buffers from ``state_dict``
         (not its children's), recording missing and unexpected keys and errors;
         subclasses override it to load differently (e.g. to convert old formats)."""
@@ -1025,9 +1012,8 @@ class Module:
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
 
         persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
-        local_state = {
-            k: v for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items()) if v is not None
-        }
+        local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items())
+                       if v is not None}
         assign = local_metadata.get("assign_to_params_buffers", False)
 
         for name, param in local_state.items():
@@ -1083,13 +1069,12 @@ class Module:
         if strict:
             for key in state_dict:
                 if key.startswith(prefix) and key != extra_key:
-                    head = key[len(prefix) :].split(".", 1)[0]
+                    head = key[len(prefix):].split(".", 1)[0]
                     if head not in self._modules and head not in local_state:
                         unexpected_keys.append(key)
 
-    def load_state_dict(
-        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
-    ) -> _IncompatibleKeys:
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
         """Copies parameters and buffers from ``state_dict`` into this module and its
         descendants.
 

@@ -814,13 +814,8 @@ def test_sequential_behaviour():
         del named[0]
         out.append(layer_names(named))
         out.append(nn.Sequential(nn.Linear(2, 2), nn.ReLU())(m.ones(1, 2)).shape[1])
-        for bad in (
-            lambda: s[10],
-            lambda: s.insert(10, nn.ReLU()),
-            lambda: s + 1,
-            lambda: s * 0,
-            lambda: s.insert(0, 3),
-        ):
+        for bad in (lambda: s[10], lambda: s.insert(10, nn.ReLU()), lambda: s + 1, lambda: s * 0,
+                    lambda: s.insert(0, 3)):
             try:
                 bad()
                 out.append(None)

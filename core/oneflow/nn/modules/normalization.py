@@ -37,18 +37,8 @@ class _NormBase(Module):
     # Version 2 added num_batches_tracked; state dicts without a version may lack it.
     _version = 2
 
-    def __init__(
-        self,
-        num_features: int,
-        eps: float = 1e-5,
-        momentum: float | None = 0.1,
-        affine: bool = True,
-        track_running_stats: bool = True,
-        device=None,
-        dtype=None,
-        *,
-        bias: bool = True,
-    ) -> None:
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -93,30 +83,19 @@ class _NormBase(Module):
     def _check_input_dim(self, input) -> None:
         raise NotImplementedError
 
-    def _load_from_state_dict(
-        self,
-        state_dict: dict,
-        prefix: str,
-        local_metadata: dict,
-        strict: bool,
-        missing_keys: list,
-        unexpected_keys: list,
-        error_msgs: list,
-    ) -> None:
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
+                              missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
         version = local_metadata.get("version", None)
         key = prefix + "num_batches_tracked"
         if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
             # An old checkpoint (or a plain dict) without the batch count: keep the current one.
             state_dict[key] = self.num_batches_tracked.clone()
-        super()._load_from_state_dict(
-            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
-        )
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
 
     def extra_repr(self) -> str:
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
-        )
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class _BatchNorm(_NormBase):
@@ -135,16 +114,8 @@ class _BatchNorm(_NormBase):
         use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
         # Buffers are updated only when they are tracked and the module trains.
         update = not self.training or self.track_running_stats
-        return F.batch_norm(
-            input,
-            self.running_mean if update else None,
-            self.running_var if update else None,
-            self.weight,
-            self.bias,
-            use_batch_stats,
-            exponential_average_factor,
-            self.eps,
-        )
+        return F.batch_norm(input, self.running_mean if update else None, self.running_var if update else None,
+                            self.weight, self.bias, use_batch_stats, exponential_average_factor, self.eps)
 
 
 class BatchNorm1d(_BatchNorm):
@@ -191,18 +162,8 @@ class _InstanceNorm(_NormBase):
     _no_batch_dim = 2
     _dims = (2, 3)
 
-    def __init__(
-        self,
-        num_features: int,
-        eps: float = 1e-5,
-        momentum: float | None = 0.1,
-        affine: bool = False,
-        track_running_stats: bool = False,
-        device=None,
-        dtype=None,
-        *,
-        bias: bool = True,
-    ) -> None:
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def _check_input_dim(self, input) -> None:
@@ -210,16 +171,9 @@ class _InstanceNorm(_NormBase):
             raise ValueError(f"expected {self._dims[0]}D or {self._dims[1]}D input (got {input.dim()}D input)")
 
     def _apply_instance_norm(self, input):
-        return F.instance_norm(
-            input,
-            self.running_mean,
-            self.running_var,
-            self.weight,
-            self.bias,
-            self.training or not self.track_running_stats,
-            self.momentum if self.momentum is not None else 0.0,
-            self.eps,
-        )
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
         self._check_input_dim(input)
@@ -228,13 +182,10 @@ class _InstanceNorm(_NormBase):
             if self.affine:
                 raise ValueError(
                     f"expected input's size at dim={feature_dim} to match num_features ({self.num_features}), "
-                    f"but got: {input.size(feature_dim)}."
-                )
+                    f"but got: {input.size(feature_dim)}.")
             warnings.warn(
                 f"input's size at dim={feature_dim} does not match num_features. You can silence this warning by "
-                "not passing in num_features, which is not used because affine=False",
-                stacklevel=2,
-            )
+                "not passing in num_features, which is not used because affine=False", stacklevel=2)
         if input.dim() == self._no_batch_dim:
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)
@@ -290,15 +241,8 @@ class LayerNorm(Module):
         bias: with ``elementwise_affine``, whether to learn the bias too. Default: ``True``.
     """
 
-    def __init__(
-        self,
-        normalized_shape,
-        eps: float = 1e-5,
-        elementwise_affine: bool = True,
-        bias: bool = True,
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 device=None, dtype=None) -> None:
         super().__init__()
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
@@ -325,10 +269,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, list(self.normalized_shape), self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (
-            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
-            f"bias={self.bias is not None}"
-        )
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 
 class GroupNorm(Module):
@@ -343,17 +285,8 @@ class GroupNorm(Module):
         bias (keyword-only): with ``affine``, whether to learn the bias too. Default: ``True``.
     """
 
-    def __init__(
-        self,
-        num_groups: int,
-        num_channels: int,
-        eps: float = 1e-5,
-        affine: bool = True,
-        device=None,
-        dtype=None,
-        *,
-        bias: bool = True,
-    ) -> None:
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None,
+                 dtype=None, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -383,10 +316,8 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (
-            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
-            f"bias={self.bias is not None}"
-        )
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
 
 class RMSNorm(Module):
@@ -399,9 +330,8 @@ class RMSNorm(Module):
         elementwise_affine: learn ``weight`` (ones) of ``normalized_shape``. Default: ``True``.
     """
 
-    def __init__(
-        self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None, dtype=None
-    ) -> None:
+    def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None,
+                 dtype=None) -> None:
         super().__init__()
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps

@@ -38,9 +38,8 @@ __all__ = [
 
 
 class _MaxPoolNd(Module):
-    def __init__(
-        self, kernel_size, stride=None, padding=0, dilation=1, return_indices: bool = False, ceil_mode: bool = False
-    ) -> None:
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -50,10 +49,8 @@ class _MaxPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def extra_repr(self) -> str:
-        return (
-            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
-        )
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
 class MaxPool1d(_MaxPoolNd):
@@ -69,15 +66,8 @@ class MaxPool1d(_MaxPoolNd):
     """
 
     def forward(self, input: oneflow.Tensor):
-        return F.max_pool1d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class MaxPool2d(_MaxPoolNd):
@@ -93,15 +83,8 @@ class MaxPool2d(_MaxPoolNd):
     """
 
     def forward(self, input: oneflow.Tensor):
-        return F.max_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class MaxPool3d(_MaxPoolNd):
@@ -111,15 +94,8 @@ class MaxPool3d(_MaxPoolNd):
     """
 
     def forward(self, input: oneflow.Tensor):
-        return F.max_pool3d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class _AvgPoolNd(Module):
@@ -138,9 +114,8 @@ class AvgPool1d(_AvgPoolNd):
         count_include_pad: count the padding zeros in the averages. Default: ``True``.
     """
 
-    def __init__(
-        self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True
-    ) -> None:
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
         super().__init__()
         self.kernel_size = _single(kernel_size)
         self.stride = _single(stride if stride is not None else kernel_size)
@@ -149,19 +124,13 @@ class AvgPool1d(_AvgPoolNd):
         self.count_include_pad = count_include_pad
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
-        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
 
 
 class _AvgPool(_AvgPoolNd):
-    def __init__(
-        self,
-        kernel_size,
-        stride=None,
-        padding=0,
-        ceil_mode: bool = False,
-        count_include_pad: bool = True,
-        divisor_override: int | None = None,
-    ) -> None:
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -179,15 +148,8 @@ class AvgPool2d(_AvgPool):
     """
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
-        return F.avg_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-            self.divisor_override,
-        )
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
 class AvgPool3d(_AvgPool):
@@ -197,15 +159,8 @@ class AvgPool3d(_AvgPool):
     """
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
-        return F.avg_pool3d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-            self.divisor_override,
-        )
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
 class _AdaptiveAvgPoolNd(Module):
@@ -329,10 +284,8 @@ class _LPPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def extra_repr(self) -> str:
-        return (
-            f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
-            f"ceil_mode={self.ceil_mode}"
-        )
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
 
 
 class LPPool1d(_LPPoolNd):
@@ -371,14 +324,8 @@ class LPPool3d(_LPPoolNd):
 class _FractionalMaxPoolNd(Module):
     _dims = 2
 
-    def __init__(
-        self,
-        kernel_size,
-        output_size=None,
-        output_ratio=None,
-        return_indices: bool = False,
-        _random_samples: oneflow.Tensor | None = None,
-    ) -> None:
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                 _random_samples: oneflow.Tensor | None = None) -> None:
         super().__init__()
         name = type(self).__name__
         t = _pair if self._dims == 2 else _triple
@@ -417,14 +364,8 @@ class FractionalMaxPool2d(_FractionalMaxPoolNd):
     _dims = 2
 
     def forward(self, input: oneflow.Tensor):
-        return F.fractional_max_pool2d(
-            input,
-            self.kernel_size,
-            self.output_size,
-            self.output_ratio,
-            self.return_indices,
-            _random_samples=self._random_samples,
-        )
+        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                       self.return_indices, _random_samples=self._random_samples)
 
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
@@ -435,11 +376,5 @@ class FractionalMaxPool3d(_FractionalMaxPoolNd):
     _dims = 3
 
     def forward(self, input: oneflow.Tensor):
-        return F.fractional_max_pool3d(
-            input,
-            self.kernel_size,
-            self.output_size,
-            self.output_ratio,
-            self.return_indices,
-            _random_samples=self._random_samples,
-        )
+        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                       self.return_indices, _random_samples=self._random_samples)

@@ -95,24 +95,16 @@ class MinMaxObserver(Module):
         ``(input.shape[0],)`` (per channel).
     """
 
-    def __init__(
-        self,
-        quantization_formula: str = "google",
-        quantization_bit: int = 8,
-        quantization_scheme: str = "symmetric",
-        per_layer_quantization: bool = True,
-    ) -> None:
+    def __init__(self, quantization_formula: str = "google", quantization_bit: int = 8,
+                 quantization_scheme: str = "symmetric", per_layer_quantization: bool = True) -> None:
         super().__init__()
         _check_config("MinMaxObserver", quantization_formula, quantization_bit, quantization_scheme)
         if not isinstance(per_layer_quantization, bool):
-            raise TypeError(
-                f"MinMaxObserver: per_layer_quantization must be a bool, got {type(per_layer_quantization).__name__}"
-            )
+            raise TypeError("MinMaxObserver: per_layer_quantization must be a bool, "
+                            f"got {type(per_layer_quantization).__name__}")
         if quantization_formula == "cambricon" and not per_layer_quantization:
-            raise ValueError(
-                "MinMaxObserver: the cambricon formula supports per-layer quantization only "
-                "(per_layer_quantization=True)"
-            )
+            raise ValueError("MinMaxObserver: the cambricon formula supports per-layer quantization only "
+                             "(per_layer_quantization=True)")
         self.quantization_formula = quantization_formula
         self.quantization_bit = int(quantization_bit)
         self.quantization_scheme = quantization_scheme
@@ -126,9 +118,8 @@ class MinMaxObserver(Module):
                 rows = input.reshape(1, -1)
             else:
                 if input.dim() == 0:
-                    raise ValueError(
-                        "MinMaxObserver: per-channel quantization needs an input with a dim 0, got a 0-d tensor"
-                    )
+                    raise ValueError("MinMaxObserver: per-channel quantization needs an input with a dim 0, "
+                                     "got a 0-d tensor")
                 rows = input.reshape(input.shape[0], -1)
             in_max, in_min = rows.amax(dim=1), rows.amin(dim=1)
             if self.quantization_formula == "cambricon":
@@ -138,16 +129,14 @@ class MinMaxObserver(Module):
                 scale = oneflow.maximum(in_max.abs(), in_min.abs()) / _symmetric_max(bit)
                 zero_point = oneflow.zeros_like(scale)
             else:
-                scale = (in_max - in_min) / (2.0**bit - 1)
+                scale = (in_max - in_min) / (2.0 ** bit - 1)
                 zero_point = -oneflow.round(in_min / scale)
         return scale, zero_point
 
     def extra_repr(self) -> str:
-        return (
-            f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
-            f"quantization_scheme={self.quantization_scheme!r}, "
-            f"per_layer_quantization={self.per_layer_quantization}"
-        )
+        return (f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
+                f"quantization_scheme={self.quantization_scheme!r}, "
+                f"per_layer_quantization={self.per_layer_quantization}")
 
 
 class MovingAverageMinMaxObserver(Module):
@@ -179,24 +168,17 @@ class MovingAverageMinMaxObserver(Module):
     of shape ``(1,)`` and the input's dtype.
     """
 
-    def __init__(
-        self,
-        training: bool = False,
-        quantization_formula: str = "google",
-        stop_update_after_iters: int = 0,
-        quantization_bit: int = 8,
-        quantization_scheme: str = "symmetric",
-        momentum: float = 0,
-    ) -> None:
+    def __init__(self, training: bool = False, quantization_formula: str = "google",
+                 stop_update_after_iters: int = 0, quantization_bit: int = 8,
+                 quantization_scheme: str = "symmetric", momentum: float = 0) -> None:
         super().__init__()
         name = "MovingAverageMinMaxObserver"
         _check_config(name, quantization_formula, quantization_bit, quantization_scheme)
         if not isinstance(training, bool):
             raise TypeError(f"{name}: training must be a bool, got {type(training).__name__}")
         if isinstance(stop_update_after_iters, bool) or not isinstance(stop_update_after_iters, numbers.Integral):
-            raise TypeError(
-                f"{name}: stop_update_after_iters must be an int, got {type(stop_update_after_iters).__name__}"
-            )
+            raise TypeError(f"{name}: stop_update_after_iters must be an int, "
+                            f"got {type(stop_update_after_iters).__name__}")
         if isinstance(momentum, bool) or not isinstance(momentum, numbers.Real):
             raise TypeError(f"{name}: momentum must be a float, got {type(momentum).__name__}")
         if not 0.0 <= float(momentum) <= 1.0:
@@ -222,15 +204,12 @@ class MovingAverageMinMaxObserver(Module):
             if current_train_step.is_floating_point() or current_train_step.dtype == oneflow.bool:
                 raise TypeError(f"{name}: current_train_step must be an integer tensor, got {current_train_step.dtype}")
             if current_train_step.numel() != 1:
-                raise ValueError(
-                    f"{name}: current_train_step must have one element, got shape {tuple(current_train_step.shape)}"
-                )
+                raise ValueError(f"{name}: current_train_step must have one element, "
+                                 f"got shape {tuple(current_train_step.shape)}")
             return int(current_train_step.reshape(-1)[0].item())
         if isinstance(current_train_step, bool) or not isinstance(current_train_step, numbers.Integral):
-            raise TypeError(
-                f"{name}: current_train_step must be an integer tensor or an int, "
-                f"got {type(current_train_step).__name__}"
-            )
+            raise TypeError(f"{name}: current_train_step must be an integer tensor or an int, "
+                            f"got {type(current_train_step).__name__}")
         return int(current_train_step)
 
     def _update(self, input: oneflow.Tensor) -> None:
@@ -266,16 +245,14 @@ class MovingAverageMinMaxObserver(Module):
                 scale = moving_max / _symmetric_max(bit)
                 zero_point = oneflow.zeros_like(scale)
             else:
-                scale = (moving_max - moving_min) / (2.0**bit - 1)
+                scale = (moving_max - moving_min) / (2.0 ** bit - 1)
                 zero_point = -moving_min / scale
         return scale, zero_point
 
     def extra_repr(self) -> str:
-        return (
-            f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
-            f"quantization_scheme={self.quantization_scheme!r}, momentum={self.momentum}, "
-            f"stop_update_after_iters={self.stop_update_after_iters}"
-        )
+        return (f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
+                f"quantization_scheme={self.quantization_scheme!r}, momentum={self.momentum}, "
+                f"stop_update_after_iters={self.stop_update_after_iters}")
 
 
 def _quantize(name: str, input, scale, zero_point, formula: str, bit: int, scheme: str, dequantize: bool):
@@ -288,30 +265,25 @@ def _quantize(name: str, input, scale, zero_point, formula: str, bit: int, schem
         x = input.detach()
         if formula == "cambricon":
             if scale.numel() != 1:
-                raise ValueError(
-                    f"{name}: the cambricon formula takes one shift as scale, got shape {tuple(scale.shape)}"
-                )
+                raise ValueError(f"{name}: the cambricon formula takes one shift as scale, "
+                                 f"got shape {tuple(scale.shape)}")
             step = oneflow.pow(2.0, oneflow.trunc(scale.reshape(()).to(x.dtype)))
             q = oneflow.clamp(oneflow.round(x / step), -_symmetric_max(bit) - 1, _symmetric_max(bit))
             return q * step if dequantize else q
         channels = scale.numel()
         if channels > 1 and (x.dim() == 0 or channels != x.shape[0]):
-            raise ValueError(
-                f"{name}: a per-channel scale needs one value per slice of the input's dim 0 "
-                f"(input shape {tuple(x.shape)}), got scale of shape {tuple(scale.shape)}"
-            )
+            raise ValueError(f"{name}: a per-channel scale needs one value per slice of the input's dim 0 "
+                             f"(input shape {tuple(x.shape)}), got scale of shape {tuple(scale.shape)}")
         view = (channels,) + (1,) * (x.dim() - 1) if channels > 1 else ()
         s = scale.reshape(view).to(x.dtype)
         if scheme == "symmetric":
             q = oneflow.clamp(oneflow.round(x / s), -_symmetric_max(bit) - 1, _symmetric_max(bit))
             return q * s if dequantize else q
         if zero_point.numel() != channels:
-            raise ValueError(
-                f"{name}: zero_point must have as many elements as scale ({channels}), "
-                f"got shape {tuple(zero_point.shape)}"
-            )
+            raise ValueError(f"{name}: zero_point must have as many elements as scale ({channels}), "
+                             f"got shape {tuple(zero_point.shape)}")
         zp = _round_half_away(zero_point.reshape(view).to(x.dtype))
-        q = oneflow.clamp(oneflow.round(x / s + zp), 0, 2.0**bit - 1)
+        q = oneflow.clamp(oneflow.round(x / s + zp), 0, 2.0 ** bit - 1)
         return (q - zp) * s if dequantize else q
 
 
@@ -347,9 +319,8 @@ class FakeQuantization(Module):
     ``forward(input, scale, zero_point)`` with ``scale``/``zero_point`` as an observer returns them.
     """
 
-    def __init__(
-        self, quantization_formula: str = "google", quantization_bit: int = 8, quantization_scheme: str = "symmetric"
-    ) -> None:
+    def __init__(self, quantization_formula: str = "google", quantization_bit: int = 8,
+                 quantization_scheme: str = "symmetric") -> None:
         super().__init__()
         _check_config("FakeQuantization", quantization_formula, quantization_bit, quantization_scheme)
         self.quantization_formula = quantization_formula
@@ -357,25 +328,15 @@ class FakeQuantization(Module):
         self.quantization_scheme = quantization_scheme
 
     def forward(self, input: oneflow.Tensor, scale: oneflow.Tensor, zero_point: oneflow.Tensor) -> oneflow.Tensor:
-        out = _quantize(
-            "FakeQuantization",
-            input,
-            scale,
-            zero_point,
-            self.quantization_formula,
-            self.quantization_bit,
-            self.quantization_scheme,
-            dequantize=True,
-        )
+        out = _quantize("FakeQuantization", input, scale, zero_point, self.quantization_formula,
+                        self.quantization_bit, self.quantization_scheme, dequantize=True)
         if not (oneflow.is_grad_enabled() and input.requires_grad):
             return out
         return _StraightThrough.apply(input, out)
 
     def extra_repr(self) -> str:
-        return (
-            f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
-            f"quantization_scheme={self.quantization_scheme!r}"
-        )
+        return (f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
+                f"quantization_scheme={self.quantization_scheme!r}")
 
 
 class Quantization(Module):
@@ -391,9 +352,8 @@ class Quantization(Module):
     takes no gradient.
     """
 
-    def __init__(
-        self, quantization_formula: str = "google", quantization_bit: int = 8, quantization_scheme: str = "symmetric"
-    ) -> None:
+    def __init__(self, quantization_formula: str = "google", quantization_bit: int = 8,
+                 quantization_scheme: str = "symmetric") -> None:
         super().__init__()
         _check_config("Quantization", quantization_formula, quantization_bit, quantization_scheme)
         self.quantization_formula = quantization_formula
@@ -401,56 +361,31 @@ class Quantization(Module):
         self.quantization_scheme = quantization_scheme
 
     def forward(self, input: oneflow.Tensor, scale: oneflow.Tensor, zero_point: oneflow.Tensor) -> oneflow.Tensor:
-        return _quantize(
-            "Quantization",
-            input,
-            scale,
-            zero_point,
-            self.quantization_formula,
-            self.quantization_bit,
-            self.quantization_scheme,
-            dequantize=False,
-        )
+        return _quantize("Quantization", input, scale, zero_point, self.quantization_formula,
+                         self.quantization_bit, self.quantization_scheme, dequantize=False)
 
     def extra_repr(self) -> str:
-        return (
-            f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
-            f"quantization_scheme={self.quantization_scheme!r}"
-        )
+        return (f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
+                f"quantization_scheme={self.quantization_scheme!r}")
 
 
 class _QatConv:
     """The fake-quantization half of ``QatConv1d/2d/3d``, mixed into the convolution classes."""
 
-    def _init_fake_quants(
-        self,
-        quantization_formula: str,
-        quantization_bit: int,
-        quantization_scheme: str,
-        weight_quant_per_layer: bool,
-        input_quant_momentum: float,
-    ) -> None:
+    def _init_fake_quants(self, quantization_formula: str, quantization_bit: int, quantization_scheme: str,
+                          weight_quant_per_layer: bool, input_quant_momentum: float) -> None:
         # The input's statistics follow the module's mode (train() / eval()); a fresh module trains.
         self.input_min_max_observer = MovingAverageMinMaxObserver(
-            training=True,
-            quantization_formula=quantization_formula,
-            stop_update_after_iters=1,
-            quantization_bit=quantization_bit,
-            quantization_scheme=quantization_scheme,
-            momentum=input_quant_momentum,
-        )
+            training=True, quantization_formula=quantization_formula, stop_update_after_iters=1,
+            quantization_bit=quantization_bit, quantization_scheme=quantization_scheme,
+            momentum=input_quant_momentum)
         self.register_buffer("current_train_step", oneflow.zeros(1, dtype=oneflow.int64))
         self.weight_min_max_observer = MinMaxObserver(
-            quantization_formula=quantization_formula,
-            quantization_bit=quantization_bit,
-            quantization_scheme=quantization_scheme,
-            per_layer_quantization=weight_quant_per_layer,
-        )
-        self.fake_quantizer = FakeQuantization(
-            quantization_formula=quantization_formula,
-            quantization_bit=quantization_bit,
-            quantization_scheme=quantization_scheme,
-        )
+            quantization_formula=quantization_formula, quantization_bit=quantization_bit,
+            quantization_scheme=quantization_scheme, per_layer_quantization=weight_quant_per_layer)
+        self.fake_quantizer = FakeQuantization(quantization_formula=quantization_formula,
+                                               quantization_bit=quantization_bit,
+                                               quantization_scheme=quantization_scheme)
         self.channel_pos = "channels_first"
 
     def forward(self, x: oneflow.Tensor) -> oneflow.Tensor:
@@ -461,32 +396,15 @@ class _QatConv:
         return self._conv_forward(x_q, w_q, self.bias)
 
 
-def _qat_init(
-    self,
-    base,
-    name,
-    in_channels,
-    out_channels,
-    kernel_size,
-    stride,
-    padding,
-    dilation,
-    groups,
-    bias,
-    padding_mode,
-    quantization_formula,
-    quantization_bit,
-    quantization_scheme,
-    weight_quant_per_layer,
-    input_quant_momentum,
-):
+def _qat_init(self, base, name, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+              padding_mode, quantization_formula, quantization_bit, quantization_scheme, weight_quant_per_layer,
+              input_quant_momentum):
     _check_config(name, quantization_formula, quantization_bit, quantization_scheme)
     if not isinstance(weight_quant_per_layer, bool):
         raise TypeError(f"{name}: weight_quant_per_layer must be a bool, got {type(weight_quant_per_layer).__name__}")
     base.__init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode)
-    self._init_fake_quants(
-        quantization_formula, quantization_bit, quantization_scheme, weight_quant_per_layer, input_quant_momentum
-    )
+    self._init_fake_quants(quantization_formula, quantization_bit, quantization_scheme, weight_quant_per_layer,
+                           input_quant_momentum)
 
 
 _QAT_DOC = r"""A :class:`~oneflow.nn.Conv{n}d` that fake-quantizes its input and its weight before the
@@ -512,121 +430,37 @@ _QAT_DOC = r"""A :class:`~oneflow.nn.Conv{n}d` that fake-quantizes its input and
 class QatConv1d(_QatConv, Conv1d):
     __doc__ = _QAT_DOC.format(n=1)
 
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups: int = 1,
-        bias: bool = True,
-        padding_mode: str = "zeros",
-        quantization_formula: str = "google",
-        quantization_bit: int = 8,
-        quantization_scheme: str = "symmetric",
-        weight_quant_per_layer: bool = True,
-        input_quant_momentum: float = 0.95,
-    ) -> None:
-        _qat_init(
-            self,
-            Conv1d,
-            "QatConv1d",
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            dilation,
-            groups,
-            bias,
-            padding_mode,
-            quantization_formula,
-            quantization_bit,
-            quantization_scheme,
-            weight_quant_per_layer,
-            input_quant_momentum,
-        )
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 quantization_formula: str = "google", quantization_bit: int = 8,
+                 quantization_scheme: str = "symmetric", weight_quant_per_layer: bool = True,
+                 input_quant_momentum: float = 0.95) -> None:
+        _qat_init(self, Conv1d, "QatConv1d", in_channels, out_channels, kernel_size, stride, padding, dilation,
+                  groups, bias, padding_mode, quantization_formula, quantization_bit, quantization_scheme,
+                  weight_quant_per_layer, input_quant_momentum)
 
 
 class QatConv2d(_QatConv, Conv2d):
     __doc__ = _QAT_DOC.format(n=2)
 
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups: int = 1,
-        bias: bool = True,
-        padding_mode: str = "zeros",
-        quantization_formula: str = "google",
-        quantization_bit: int = 8,
-        quantization_scheme: str = "symmetric",
-        weight_quant_per_layer: bool = True,
-        input_quant_momentum: float = 0.95,
-    ) -> None:
-        _qat_init(
-            self,
-            Conv2d,
-            "QatConv2d",
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            dilation,
-            groups,
-            bias,
-            padding_mode,
-            quantization_formula,
-            quantization_bit,
-            quantization_scheme,
-            weight_quant_per_layer,
-            input_quant_momentum,
-        )
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 quantization_formula: str = "google", quantization_bit: int = 8,
+                 quantization_scheme: str = "symmetric", weight_quant_per_layer: bool = True,
+                 input_quant_momentum: float = 0.95) -> None:
+        _qat_init(self, Conv2d, "QatConv2d", in_channels, out_channels, kernel_size, stride, padding, dilation,
+                  groups, bias, padding_mode, quantization_formula, quantization_bit, quantization_scheme,
+                  weight_quant_per_layer, input_quant_momentum)
 
 
 class QatConv3d(_QatConv, Conv3d):
     __doc__ = _QAT_DOC.format(n=3)
 
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups: int = 1,
-        bias: bool = True,
-        padding_mode: str = "zeros",
-        quantization_formula: str = "google",
-        quantization_bit: int = 8,
-        quantization_scheme: str = "symmetric",
-        weight_quant_per_layer: bool = True,
-        input_quant_momentum: float = 0.95,
-    ) -> None:
-        _qat_init(
-            self,
-            Conv3d,
-            "QatConv3d",
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            dilation,
-            groups,
-            bias,
-            padding_mode,
-            quantization_formula,
-            quantization_bit,
-            quantization_scheme,
-            weight_quant_per_layer,
-            input_quant_momentum,
-        )
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 quantization_formula: str = "google", quantization_bit: int = 8,
+                 quantization_scheme: str = "symmetric", weight_quant_per_layer: bool = True,
+                 input_quant_momentum: float = 0.95) -> None:
+        _qat_init(self, Conv3d, "QatConv3d", in_channels, out_channels, kernel_size, stride, padding, dilation,
+                  groups, bias, padding_mode, quantization_formula, quantization_bit, quantization_scheme,
+                  weight_quant_per_layer, input_quant_momentum)

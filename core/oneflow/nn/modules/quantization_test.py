@@ -16,7 +16,6 @@ def rng(seed=0):
 
 # ---- NumPy references (rounding half to even as std::nearbyint; zero points half away) ----
 
-
 def np_min_max(x, formula, bit, scheme, per_layer):
     rows = x.reshape(1, -1) if per_layer else x.reshape(x.shape[0], -1)
     mx, mn = rows.max(axis=1), rows.min(axis=1)
@@ -24,7 +23,7 @@ def np_min_max(x, formula, bit, scheme, per_layer):
         return np.floor(np.log2(np.maximum(abs(mx), abs(mn)))) - (bit - 2), np.zeros(1)
     if scheme == "symmetric":
         return np.maximum(abs(mx), abs(mn)) / (2.0 ** (bit - 1) - 1), np.zeros_like(mx)
-    scale = (mx - mn) / (2.0**bit - 1)
+    scale = (mx - mn) / (2.0 ** bit - 1)
     return scale, -np.rint(mn / scale)
 
 
@@ -40,7 +39,7 @@ def np_quant(x, scale, zp, formula, bit, scheme, dequantize):
         return q * s if dequantize else q
     z = zp.reshape(view)
     z = np.sign(z) * np.floor(np.abs(z) + 0.5)
-    q = np.clip(np.rint(x / s + z), 0, 2**bit - 1)
+    q = np.clip(np.rint(x / s + z), 0, 2 ** bit - 1)
     return (q - z) * s if dequantize else q
 
 
@@ -56,9 +55,8 @@ CONFIGS += [("cambricon", 8, "symmetric", True), ("cambricon", 5, "symmetric", T
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_min_max_observer(formula, bit, scheme, per_layer, dtype):
     x = (rng().random_sample((3, 4, 5)) - 0.4).astype(dtype)
-    scale, zp = flow.nn.MinMaxObserver(
-        quantization_formula=formula, quantization_bit=bit, quantization_scheme=scheme, per_layer_quantization=per_layer
-    )(t(x))
+    scale, zp = flow.nn.MinMaxObserver(quantization_formula=formula, quantization_bit=bit,
+                                       quantization_scheme=scheme, per_layer_quantization=per_layer)(t(x))
     es, ez = np_min_max(x.astype(np.float64), formula, bit, scheme, per_layer)
     assert tuple(scale.shape) == ((1,) if per_layer else (3,))
     assert tuple(zp.shape) == tuple(scale.shape)
@@ -88,15 +86,8 @@ def test_fake_quantization_and_quantization(formula, bit, scheme, per_layer, deq
     y = np.concatenate([x, x * 1.7], axis=1)
     cls = flow.nn.FakeQuantization if dequantize else flow.nn.Quantization
     out = cls(quantization_formula=formula, quantization_bit=bit, quantization_scheme=scheme)(t(y), scale, zp)
-    want = np_quant(
-        y.astype(np.float64),
-        scale.numpy().astype(np.float64),
-        zp.numpy().astype(np.float64),
-        formula,
-        bit,
-        scheme,
-        dequantize,
-    )
+    want = np_quant(y.astype(np.float64), scale.numpy().astype(np.float64), zp.numpy().astype(np.float64),
+                    formula, bit, scheme, dequantize)
     assert out.dtype == flow.float32 and tuple(out.shape) == y.shape
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)
 
@@ -147,7 +138,7 @@ def np_moving(xs, steps, training, formula, stop, bit, scheme, momentum):
         elif scheme == "symmetric":
             out.append((mmax / (2.0 ** (bit - 1) - 1), 0.0))
         else:
-            s = (mmax - mmin) / (2.0**bit - 1)
+            s = (mmax - mmin) / (2.0 ** bit - 1)
             out.append((s, -mmin / s))
     return out, mmax, mmin
 
@@ -157,17 +148,10 @@ def np_moving(xs, steps, training, formula, stop, bit, scheme, momentum):
 def test_moving_average_min_max_observer(formula, scheme, bit):
     xs = [(rng(i).random_sample((2, 3, 4)) - 0.3 + i * 0.2).astype(np.float64) for i in range(5)]
     steps = [0, 1, 2, 3, 1]
-    m = flow.nn.MovingAverageMinMaxObserver(
-        training=True,
-        quantization_formula=formula,
-        stop_update_after_iters=2,
-        quantization_bit=bit,
-        quantization_scheme=scheme,
-        momentum=0.9,
-    )
-    want, mmax, mmin = np_moving(
-        [x.astype(np.float32).astype(np.float64) for x in xs], steps, True, formula, 2, bit, scheme, 0.9
-    )
+    m = flow.nn.MovingAverageMinMaxObserver(training=True, quantization_formula=formula, stop_update_after_iters=2,
+                                            quantization_bit=bit, quantization_scheme=scheme, momentum=0.9)
+    want, mmax, mmin = np_moving([x.astype(np.float32).astype(np.float64) for x in xs], steps, True, formula, 2,
+                                 bit, scheme, 0.9)
     for x, step, (es, ez) in zip(xs, steps, want):
         s, z = m(t(x.astype(np.float32)), flow.tensor([step], dtype=flow.int64))
         assert tuple(s.shape) == tuple(z.shape) == (1,)
@@ -199,16 +183,8 @@ def test_moving_average_defaults_and_state():
 def test_qat_conv(n, scheme, per_layer):
     cls = {1: flow.nn.QatConv1d, 2: flow.nn.QatConv2d, 3: flow.nn.QatConv3d}[n]
     tcls = {1: torch.nn.Conv1d, 2: torch.nn.Conv2d, 3: torch.nn.Conv3d}[n]
-    m = cls(
-        4,
-        6,
-        3,
-        stride=1,
-        padding=1,
-        quantization_scheme=scheme,
-        weight_quant_per_layer=per_layer,
-        input_quant_momentum=0.95,
-    )
+    m = cls(4, 6, 3, stride=1, padding=1, quantization_scheme=scheme, weight_quant_per_layer=per_layer,
+            input_quant_momentum=0.95)
     assert isinstance(m, {1: flow.nn.Conv1d, 2: flow.nn.Conv2d, 3: flow.nn.Conv3d}[n])
     assert "current_train_step" in m.state_dict() and "input_min_max_observer.moving_max" in m.state_dict()
     x = rng().randn(2, 4, *([5] * n)).astype(np.float32)

@@ -73,20 +73,9 @@ class RNNBase(Module):
         proj_size: as documented on :class:`LSTM`.
     """
 
-    def __init__(
-        self,
-        mode: str,
-        input_size: int,
-        hidden_size: int,
-        num_layers: int = 1,
-        bias: bool = True,
-        batch_first: bool = False,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        proj_size: int = 0,
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+                 device=None, dtype=None) -> None:
         super().__init__()
         self.mode = mode
         self.input_size = input_size
@@ -99,16 +88,15 @@ class RNNBase(Module):
         self.proj_size = proj_size
         num_directions = 2 if bidirectional else 1
 
-        if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
+        if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
+                or not 0 <= dropout <= 1):
             raise ValueError(
-                "dropout should be a number in range [0, 1] representing the probability of an element being zeroed"
-            )
+                "dropout should be a number in range [0, 1] representing the probability of an element being "
+                "zeroed")
         if dropout > 0 and num_layers == 1:
             warnings.warn(
                 f"dropout={dropout} with num_layers=1 has no effect: dropout is applied between stacked "
-                "recurrent layers, after every layer but the last.",
-                stacklevel=3,
-            )
+                "recurrent layers, after every layer but the last.", stacklevel=3)
         if not isinstance(bias, bool):
             raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
         if not isinstance(batch_first, bool):
@@ -139,12 +127,11 @@ class RNNBase(Module):
             for direction in range(num_directions):
                 layer_input_size = input_size if layer == 0 else real_hidden_size * num_directions
                 suffix = "_reverse" if direction == 1 else ""
-                params = [
-                    (f"weight_ih_l{layer}{suffix}", (gate_size, layer_input_size)),
-                    (f"weight_hh_l{layer}{suffix}", (gate_size, real_hidden_size)),
-                ]
+                params = [(f"weight_ih_l{layer}{suffix}", (gate_size, layer_input_size)),
+                          (f"weight_hh_l{layer}{suffix}", (gate_size, real_hidden_size))]
                 if bias:
-                    params += [(f"bias_ih_l{layer}{suffix}", (gate_size,)), (f"bias_hh_l{layer}{suffix}", (gate_size,))]
+                    params += [(f"bias_ih_l{layer}{suffix}", (gate_size,)),
+                               (f"bias_hh_l{layer}{suffix}", (gate_size,))]
                 if proj_size > 0:
                     params.append((f"weight_hr_l{layer}{suffix}", (proj_size, hidden_size)))
                 for name, shape in params:
@@ -199,8 +186,7 @@ class RNNBase(Module):
             raise ValueError(f"input must have the type {weight_dtype}, got type {input.dtype}")
         if input.size(-1) != self.input_size:
             raise RuntimeError(
-                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}"
-            )
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}")
         if input.size(1 if self.batch_first else 0) == 0:
             raise RuntimeError(f"{self._name()}: expected a sequence length larger than 0")
 
@@ -267,7 +253,7 @@ class RNNBase(Module):
                 ended.append(tuple(c[bs:] for c in cur))
                 cur = tuple(c[:bs] for c in cur)
             active = bs
-            gi = gi_all[offsets[t] : offsets[t] + bs]
+            gi = gi_all[offsets[t]:offsets[t] + bs]
             cur = step(gi, *cur, *extra) if lstm else (step(gi, *cur, *extra),)
             outputs[t] = cur[0]
         if reverse and active < full:
@@ -292,9 +278,8 @@ class RNNBase(Module):
             for direction in range(num_directions):
                 idx = layer * num_directions + direction
                 state = tuple(s[idx] for s in states)
-                out, final = self._run_direction(
-                    layer_input, batch_sizes, state, self._layer_weights(layer, direction), reverse=direction == 1
-                )
+                out, final = self._run_direction(layer_input, batch_sizes, state,
+                                                 self._layer_weights(layer, direction), reverse=direction == 1)
                 outputs.append(out)
                 for k, f in enumerate(final):
                     finals[k].append(f)
@@ -318,16 +303,13 @@ class RNNBase(Module):
         data, batch_sizes, sorted_indices, unsorted_indices = input
         weight_dtype = getattr(self, self._flat_weights_names[0]).dtype
         if data.dtype != weight_dtype:
-            raise ValueError(
-                f"RNN input dtype ({data.dtype}) does not match weight dtype ({weight_dtype}). "
-                f"Convert input: input.to({weight_dtype}), or convert model: model.to({data.dtype})"
-            )
+            raise ValueError(f"RNN input dtype ({data.dtype}) does not match weight dtype ({weight_dtype}). "
+                             f"Convert input: input.to({weight_dtype}), or convert model: model.to({data.dtype})")
         if data.dim() != 2:
             raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
         if data.size(-1) != self.input_size:
             raise RuntimeError(
-                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {data.size(-1)}"
-            )
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {data.size(-1)}")
         sizes_list = batch_sizes.tolist()
         num_directions = 2 if self.bidirectional else 1
         max_batch = sizes_list[0] if sizes_list else 0
@@ -335,11 +317,8 @@ class RNNBase(Module):
         if hx is None:
             hx = [oneflow.zeros(e, dtype=data.dtype, device=data.device) for e in expected]
         else:
-            msgs = (
-                ["Expected hidden size {}, got {}"]
-                if len(hx) == 1
-                else ["Expected hidden[0] size {}, got {}", "Expected hidden[1] size {}, got {}"]
-            )
+            msgs = (["Expected hidden size {}, got {}"] if len(hx) == 1
+                    else ["Expected hidden[0] size {}, got {}", "Expected hidden[1] size {}, got {}"])
             for h, e, msg in zip(hx, expected, msgs):
                 self._check_hidden_size(h, e, msg)
             if sorted_indices is not None:  # hx is in the caller's batch order
@@ -369,20 +348,9 @@ class RNN(RNNBase):
     ``(num_layers * D, N, H)``. Unbatched inputs ``(L, H_in)`` give unbatched results.
     """
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        num_layers: int = 1,
-        nonlinearity: str = "tanh",
-        bias: bool = True,
-        batch_first: bool = False,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        device=None,
-        dtype=None,
-        **kwargs,
-    ) -> None:
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device=None, dtype=None, **kwargs) -> None:
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if kwargs:
@@ -393,18 +361,8 @@ class RNN(RNNBase):
             mode = "RNN_RELU"
         else:
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
-        super().__init__(
-            mode,
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            batch_first,
-            dropout,
-            bidirectional,
-            device=device,
-            dtype=dtype,
-        )
+        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def forward(self, input: Tensor | PackedSequence, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
@@ -417,7 +375,8 @@ class RNN(RNNBase):
                 raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
             if not is_batched:
                 if hx.dim() != 2:
-                    raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
+                    raise RuntimeError(
+                        f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
                 hx = hx.unsqueeze(1)
         self._check_input(input)
         expected = self._expected_hidden_size(input, self.hidden_size)
@@ -450,32 +409,11 @@ class LSTM(RNNBase):
     ``forward(input, (h_0, c_0)=None)`` returns ``(output, (h_n, c_n))``.
     """
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        num_layers: int = 1,
-        bias: bool = True,
-        batch_first: bool = False,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        proj_size: int = 0,
-        device=None,
-        dtype=None,
-    ) -> None:
-        super().__init__(
-            "LSTM",
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            batch_first,
-            dropout,
-            bidirectional,
-            proj_size,
-            device=device,
-            dtype=dtype,
-        )
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+                 device=None, dtype=None) -> None:
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, device=device, dtype=dtype)
 
     def forward(self, input: Tensor | PackedSequence, hx: tuple[Tensor, Tensor] | None = None):
         real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
@@ -488,14 +426,13 @@ class LSTM(RNNBase):
             h0, c0 = hx[0], hx[1]
             if is_batched and (h0.dim() != 3 or c0.dim() != 3):
                 raise RuntimeError(
-                    f"For batched 3-D input, hx and cx should also be 3-D but got ({h0.dim()}-D, {c0.dim()}-D) tensors"
-                )
+                    f"For batched 3-D input, hx and cx should also be 3-D but got ({h0.dim()}-D, {c0.dim()}-D) "
+                    "tensors")
             if not is_batched:
                 if h0.dim() != 2 or c0.dim() != 2:
                     raise RuntimeError(
                         f"For unbatched 2-D input, hx and cx should also be 2-D but got ({h0.dim()}-D, "
-                        f"{c0.dim()}-D) tensors"
-                    )
+                        f"{c0.dim()}-D) tensors")
                 h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
         self._check_input(input)
         expected_h = self._expected_hidden_size(input, real_hidden_size)
@@ -521,35 +458,15 @@ class GRU(RNNBase):
     returns ``(output, h_n)``.
     """
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        num_layers: int = 1,
-        bias: bool = True,
-        batch_first: bool = False,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        device=None,
-        dtype=None,
-        **kwargs,
-    ) -> None:
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, device=None,
+                 dtype=None, **kwargs) -> None:
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if kwargs:
             raise TypeError(f"GRU.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        super().__init__(
-            "GRU",
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            batch_first,
-            dropout,
-            bidirectional,
-            device=device,
-            dtype=dtype,
-        )
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
 
     forward = RNN.forward
 
@@ -557,7 +474,8 @@ class GRU(RNNBase):
 class RNNCellBase(Module):
     """Parameters and checks shared by the single-step cells."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device=None, dtype=None) -> None:
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device=None,
+                 dtype=None) -> None:
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -599,13 +517,14 @@ class RNNCellBase(Module):
 
     def _check_sizes(self, input: Tensor, hx: Tensor, label: str) -> None:
         if input.size(1) != self.input_size:
-            raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}")
+            raise RuntimeError(
+                f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}")
         if input.size(0) != hx.size(0):
-            raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{label} batch size {hx.size(0)}")
+            raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{label} batch size "
+                               f"{hx.size(0)}")
         if hx.size(1) != self.hidden_size:
             raise RuntimeError(
-                f"hidden{label} has inconsistent hidden_size: got {hx.size(1)}, expected {self.hidden_size}"
-            )
+                f"hidden{label} has inconsistent hidden_size: got {hx.size(1)}, expected {self.hidden_size}")
 
     def _zeros(self, input: Tensor) -> Tensor:
         return oneflow.zeros((input.size(0), self.hidden_size), dtype=input.dtype, device=input.device)
@@ -624,9 +543,8 @@ class RNNCell(RNNCellBase):
     previous hidden state (zeros by default); returns the next hidden state.
     """
 
-    def __init__(
-        self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh", device=None, dtype=None
-    ) -> None:
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh",
+                 device=None, dtype=None) -> None:
         super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 

@@ -35,20 +35,10 @@ class Embedding(Module):
         weight: the learnable table, drawn from :math:`\mathcal{N}(0, 1)`.
     """
 
-    def __init__(
-        self,
-        num_embeddings: int,
-        embedding_dim: int,
-        padding_idx: int | None = None,
-        max_norm: float | None = None,
-        norm_type: float = 2.0,
-        scale_grad_by_freq: bool = False,
-        sparse: bool = False,
-        _weight: oneflow.Tensor | None = None,
-        _freeze: bool = False,
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight: oneflow.Tensor | None = None, _freeze: bool = False, device=None,
+                 dtype=None) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -63,14 +53,12 @@ class Embedding(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            self.weight = Parameter(
-                oneflow.empty((num_embeddings, embedding_dim), device=device, dtype=dtype), requires_grad=not _freeze
-            )
+            self.weight = Parameter(oneflow.empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
+                                    requires_grad=not _freeze)
             self.reset_parameters()
         else:
-            assert list(_weight.shape) == [num_embeddings, embedding_dim], (
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
                 "Shape of weight does not match num_embeddings and embedding_dim"
-            )
             self.weight = Parameter(_weight, requires_grad=not _freeze)
         self.sparse = sparse
 
@@ -85,9 +73,8 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
-        return F.embedding(
-            input, self.weight, self.padding_idx, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse
-        )
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -104,16 +91,9 @@ class Embedding(Module):
         return s
 
     @classmethod
-    def from_pretrained(
-        cls,
-        embeddings: oneflow.Tensor,
-        freeze: bool = True,
-        padding_idx: int | None = None,
-        max_norm: float | None = None,
-        norm_type: float = 2.0,
-        scale_grad_by_freq: bool = False,
-        sparse: bool = False,
-    ) -> Embedding:
+    def from_pretrained(cls, embeddings: oneflow.Tensor, freeze: bool = True, padding_idx: int | None = None,
+                        max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:
         r"""An Embedding whose table is ``embeddings`` (2-D, shared, not copied).
 
         Args:
@@ -123,17 +103,9 @@ class Embedding(Module):
         """
         assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
         rows, cols = embeddings.shape
-        return cls(
-            num_embeddings=rows,
-            embedding_dim=cols,
-            _weight=embeddings,
-            _freeze=freeze,
-            padding_idx=padding_idx,
-            max_norm=max_norm,
-            norm_type=norm_type,
-            scale_grad_by_freq=scale_grad_by_freq,
-            sparse=sparse,
-        )
+        return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
+                   padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
 class EmbeddingBag(Module):
@@ -159,21 +131,10 @@ class EmbeddingBag(Module):
         weight: the learnable table, drawn from :math:`\mathcal{N}(0, 1)`.
     """
 
-    def __init__(
-        self,
-        num_embeddings: int,
-        embedding_dim: int,
-        max_norm: float | None = None,
-        norm_type: float = 2.0,
-        scale_grad_by_freq: bool = False,
-        mode: str = "mean",
-        sparse: bool = False,
-        _weight: oneflow.Tensor | None = None,
-        include_last_offset: bool = False,
-        padding_idx: int | None = None,
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                 _weight: oneflow.Tensor | None = None, include_last_offset: bool = False,
+                 padding_idx: int | None = None, device=None, dtype=None) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -191,9 +152,8 @@ class EmbeddingBag(Module):
             self.weight = Parameter(oneflow.empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
             self.reset_parameters()
         else:
-            assert list(_weight.shape) == [num_embeddings, embedding_dim], (
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
                 "Shape of weight does not match num_embeddings and embedding_dim"
-            )
             self.weight = Parameter(_weight)
         self.mode = mode
         self.sparse = sparse
@@ -206,25 +166,11 @@ class EmbeddingBag(Module):
             with oneflow.no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
-    def forward(
-        self,
-        input: oneflow.Tensor,
-        offsets: oneflow.Tensor | None = None,
-        per_sample_weights: oneflow.Tensor | None = None,
-    ) -> oneflow.Tensor:
-        return F.embedding_bag(
-            input,
-            self.weight,
-            offsets,
-            self.max_norm,
-            self.norm_type,
-            self.scale_grad_by_freq,
-            self.mode,
-            self.sparse,
-            per_sample_weights,
-            self.include_last_offset,
-            self.padding_idx,
-        )
+    def forward(self, input: oneflow.Tensor, offsets: oneflow.Tensor | None = None,
+                per_sample_weights: oneflow.Tensor | None = None) -> oneflow.Tensor:
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+                               self.mode, self.sparse, per_sample_weights, self.include_last_offset,
+                               self.padding_idx)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -240,18 +186,10 @@ class EmbeddingBag(Module):
         return s
 
     @classmethod
-    def from_pretrained(
-        cls,
-        embeddings: oneflow.Tensor,
-        freeze: bool = True,
-        max_norm: float | None = None,
-        norm_type: float = 2.0,
-        scale_grad_by_freq: bool = False,
-        mode: str = "mean",
-        sparse: bool = False,
-        include_last_offset: bool = False,
-        padding_idx: int | None = None,
-    ) -> EmbeddingBag:
+    def from_pretrained(cls, embeddings: oneflow.Tensor, freeze: bool = True, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
         r"""An EmbeddingBag whose table is ``embeddings`` (2-D, shared, not copied).
 
         Args:
@@ -262,17 +200,8 @@ class EmbeddingBag(Module):
         """
         assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
         rows, cols = embeddings.shape
-        bag = cls(
-            num_embeddings=rows,
-            embedding_dim=cols,
-            _weight=embeddings,
-            max_norm=max_norm,
-            norm_type=norm_type,
-            scale_grad_by_freq=scale_grad_by_freq,
-            mode=mode,
-            sparse=sparse,
-            include_last_offset=include_last_offset,
-            padding_idx=padding_idx,
-        )
+        bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, max_norm=max_norm,
+                  norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
+                  include_last_offset=include_last_offset, padding_idx=padding_idx)
         bag.weight.requires_grad = not freeze
         return bag

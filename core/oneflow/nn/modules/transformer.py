@@ -55,10 +55,8 @@ def _relu_or_gelu(activation) -> int:
 def _canonical_masks(mask, mask_name: str, padding_mask, padding_name: str, dtype):
     """Both masks as additive float masks, warning (as PyTorch does) when their types differ."""
     if mask is not None and padding_mask is not None and mask.dtype != padding_mask.dtype:
-        warnings.warn(
-            f"Support for mismatched {padding_name} and {mask_name} is deprecated. Use same type for both instead.",
-            stacklevel=3,
-        )
+        warnings.warn(f"Support for mismatched {padding_name} and {mask_name} is deprecated. Use same type for "
+                      "both instead.", stacklevel=3)
     return _float_mask(mask, mask_name, dtype), _float_mask(padding_mask, padding_name, dtype)
 
 
@@ -110,23 +108,14 @@ class TransformerEncoderLayer(Module):
     ``forward(src, src_mask=None, src_key_padding_mask=None, is_causal=False)``.
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation: str | Callable[[Tensor], Tensor] = F.relu,
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = F.relu, layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True, device=None,
+                 dtype=None) -> None:
         super().__init__()
         kw = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                            **kw)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
@@ -140,16 +129,10 @@ class TransformerEncoderLayer(Module):
         self.activation_relu_or_gelu = _relu_or_gelu(activation)
         self.activation = activation
 
-    def forward(
-        self,
-        src: Tensor,
-        src_mask: Tensor | None = None,
-        src_key_padding_mask: Tensor | None = None,
-        is_causal: bool = False,
-    ) -> Tensor:
-        src_mask, src_key_padding_mask = _canonical_masks(
-            src_mask, "src_mask", src_key_padding_mask, "src_key_padding_mask", src.dtype
-        )
+    def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+                is_causal: bool = False) -> Tensor:
+        src_mask, src_key_padding_mask = _canonical_masks(src_mask, "src_mask", src_key_padding_mask,
+                                                          "src_key_padding_mask", src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -160,9 +143,8 @@ class TransformerEncoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
-        x = self.self_attn(
-            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
-        )[0]
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
         return self.dropout1(x)
 
     def _ff_block(self, x):
@@ -180,26 +162,16 @@ class TransformerDecoderLayer(Module):
     memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False)``.
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation: str | Callable[[Tensor], Tensor] = F.relu,
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = F.relu, layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True, device=None,
+                 dtype=None) -> None:
         super().__init__()
         kw = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw)
-        self.multihead_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
-        )
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
+                                            **kw)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
+                                                 bias=bias, **kw)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
@@ -214,17 +186,9 @@ class TransformerDecoderLayer(Module):
             activation = _get_activation_fn(activation)
         self.activation = activation
 
-    def forward(
-        self,
-        tgt: Tensor,
-        memory: Tensor,
-        tgt_mask: Tensor | None = None,
-        memory_mask: Tensor | None = None,
-        tgt_key_padding_mask: Tensor | None = None,
-        memory_key_padding_mask: Tensor | None = None,
-        tgt_is_causal: bool = False,
-        memory_is_causal: bool = False,
-    ) -> Tensor:
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Tensor:
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
@@ -237,15 +201,13 @@ class TransformerDecoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
-        x = self.self_attn(
-            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal, need_weights=False
-        )[0]
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
+                           need_weights=False)[0]
         return self.dropout1(x)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal):
-        x = self.multihead_attn(
-            x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal, need_weights=False
-        )[0]
+        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                is_causal=is_causal, need_weights=False)[0]
         return self.dropout2(x)
 
     def _ff_block(self, x):
@@ -273,14 +235,8 @@ class TransformerEncoder(Module):
     detects a causal ``mask``.
     """
 
-    def __init__(
-        self,
-        encoder_layer: TransformerEncoderLayer,
-        num_layers: int,
-        norm: Module | None = None,
-        enable_nested_tensor: bool = True,
-        mask_check: bool = True,
-    ) -> None:
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int, norm: Module | None = None,
+                 enable_nested_tensor: bool = True, mask_check: bool = True) -> None:
         super().__init__()
         self.layers = _get_clones(encoder_layer, num_layers)
         self.num_layers = num_layers
@@ -290,26 +246,18 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
         why_not = _why_not_nested(encoder_layer)
         if enable_nested_tensor and why_not:
-            warnings.warn(
-                f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}", stacklevel=2
-            )
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                          stacklevel=2)
             self.use_nested_tensor = False
 
     def _drops_padding(self, src: Tensor, mask: Tensor | None, src_key_padding_mask: Tensor | None) -> bool:
         """Whether PyTorch would run this call on nested tensors (its inference fast path), where
         padded positions are dropped and come back as zeros."""
-        if (
-            not self.use_nested_tensor
-            or not len(self.layers)
-            or self.layers[0].training
-            or src.dim() != 3
-            or src_key_padding_mask is None
-            or mask is not None
-        ):
+        if (not self.use_nested_tensor or not len(self.layers) or self.layers[0].training or src.dim() != 3
+                or src_key_padding_mask is None or mask is not None):
             return False
-        if oneflow.is_grad_enabled() and (
-            src.requires_grad or any(p.requires_grad for p in self.layers[0].parameters())
-        ):
+        if oneflow.is_grad_enabled() and (src.requires_grad
+                                          or any(p.requires_grad for p in self.layers[0].parameters())):
             return False
         if self.mask_check:
             # Only masks whose kept positions come first in every sequence qualify.
@@ -318,16 +266,10 @@ class TransformerEncoder(Module):
                 return False
         return True
 
-    def forward(
-        self,
-        src: Tensor,
-        mask: Tensor | None = None,
-        src_key_padding_mask: Tensor | None = None,
-        is_causal: bool | None = None,
-    ) -> Tensor:
-        mask, src_key_padding_mask = _canonical_masks(
-            mask, "mask", src_key_padding_mask, "src_key_padding_mask", src.dtype
-        )
+    def forward(self, src: Tensor, mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+                is_causal: bool | None = None) -> Tensor:
+        mask, src_key_padding_mask = _canonical_masks(mask, "mask", src_key_padding_mask, "src_key_padding_mask",
+                                                      src.dtype)
         batch_first = self.layers[0].self_attn.batch_first if len(self.layers) else False
         is_causal = _detect_is_causal_mask(mask, is_causal, _seq_len(src, batch_first))
         drop_padding = self._drops_padding(src, mask, src_key_padding_mask)
@@ -382,31 +324,16 @@ class TransformerDecoder(Module):
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(
-        self,
-        tgt: Tensor,
-        memory: Tensor,
-        tgt_mask: Tensor | None = None,
-        memory_mask: Tensor | None = None,
-        tgt_key_padding_mask: Tensor | None = None,
-        memory_key_padding_mask: Tensor | None = None,
-        tgt_is_causal: bool | None = None,
-        memory_is_causal: bool = False,
-    ) -> Tensor:
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
         batch_first = self.layers[0].self_attn.batch_first if len(self.layers) else False
         tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, _seq_len(tgt, batch_first))
         output = tgt
         for mod in self.layers:
-            output = mod(
-                output,
-                memory,
-                tgt_mask=tgt_mask,
-                memory_mask=memory_mask,
-                tgt_key_padding_mask=tgt_key_padding_mask,
-                memory_key_padding_mask=memory_key_padding_mask,
-                tgt_is_causal=tgt_is_causal,
-                memory_is_causal=memory_is_causal,
-            )
+            output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                         tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
         if self.norm is not None:
             output = self.norm(output)
         return output
@@ -430,58 +357,25 @@ class Transformer(Module):
     Every parameter with more than one dim starts Xavier-uniform.
     """
 
-    def __init__(
-        self,
-        d_model: int = 512,
-        nhead: int = 8,
-        num_encoder_layers: int = 6,
-        num_decoder_layers: int = 6,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation: str | Callable[[Tensor], Tensor] = F.relu,
-        custom_encoder: Module | None = None,
-        custom_decoder: Module | None = None,
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        device=None,
-        dtype=None,
-    ) -> None:
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6, num_decoder_layers: int = 6,
+                 dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = F.relu, custom_encoder: Module | None = None,
+                 custom_decoder: Module | None = None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
         kw = {"device": device, "dtype": dtype}
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
-            encoder_layer = TransformerEncoderLayer(
-                d_model,
-                nhead,
-                dim_feedforward,
-                dropout,
-                activation,
-                layer_norm_eps,
-                batch_first,
-                norm_first,
-                bias,
-                **kw,
-            )
+            encoder_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                                    layer_norm_eps, batch_first, norm_first, bias, **kw)
             encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
             self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            decoder_layer = TransformerDecoderLayer(
-                d_model,
-                nhead,
-                dim_feedforward,
-                dropout,
-                activation,
-                layer_norm_eps,
-                batch_first,
-                norm_first,
-                bias,
-                **kw,
-            )
+            decoder_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                                    layer_norm_eps, batch_first, norm_first, bias, **kw)
             decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
             self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
         self._reset_parameters()
@@ -489,20 +383,11 @@ class Transformer(Module):
         self.nhead = nhead
         self.batch_first = batch_first
 
-    def forward(
-        self,
-        src: Tensor,
-        tgt: Tensor,
-        src_mask: Tensor | None = None,
-        tgt_mask: Tensor | None = None,
-        memory_mask: Tensor | None = None,
-        src_key_padding_mask: Tensor | None = None,
-        tgt_key_padding_mask: Tensor | None = None,
-        memory_key_padding_mask: Tensor | None = None,
-        src_is_causal: bool | None = None,
-        tgt_is_causal: bool | None = None,
-        memory_is_causal: bool = False,
-    ) -> Tensor:
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
         is_batched = src.dim() == 3
         if not self.batch_first and src.size(1) != tgt.size(1) and is_batched:
             raise RuntimeError("the batch number of src and tgt must be equal")
@@ -510,17 +395,12 @@ class Transformer(Module):
             raise RuntimeError("the batch number of src and tgt must be equal")
         if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
             raise RuntimeError("the feature number of src and tgt must be equal to d_model")
-        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
-        return self.decoder(
-            tgt,
-            memory,
-            tgt_mask=tgt_mask,
-            memory_mask=memory_mask,
-            tgt_key_padding_mask=tgt_key_padding_mask,
-            memory_key_padding_mask=memory_key_padding_mask,
-            tgt_is_causal=tgt_is_causal,
-            memory_is_causal=memory_is_causal,
-        )
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
 
     @staticmethod
     def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:

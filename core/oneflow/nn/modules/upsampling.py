@@ -24,14 +24,8 @@ class Upsample(Module):
         recompute_scale_factor: recompute the scale from the rounded output size.
     """
 
-    def __init__(
-        self,
-        size=None,
-        scale_factor=None,
-        mode: str = "nearest",
-        align_corners: bool | None = None,
-        recompute_scale_factor: bool | None = None,
-    ) -> None:
+    def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
+                 recompute_scale_factor: bool | None = None) -> None:
         super().__init__()
         self.name = type(self).__name__
         self.size = size
@@ -44,14 +38,8 @@ class Upsample(Module):
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input: oneflow.Tensor) -> oneflow.Tensor:
-        return F.interpolate(
-            input,
-            self.size,
-            self.scale_factor,
-            self.mode,
-            self.align_corners,
-            recompute_scale_factor=self.recompute_scale_factor,
-        )
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                             recompute_scale_factor=self.recompute_scale_factor)
 
     def extra_repr(self) -> str:
         if self.scale_factor is not None:

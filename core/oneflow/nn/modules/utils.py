@@ -16,10 +16,10 @@ __all__: list = []  # private helpers: oneflow.nn.modules re-exports only what _
 def _ntuple(n: int, name: str = "parse") -> Callable[[Any], tuple]:
     """A parser that repeats a scalar ``n`` times and turns an iterable into a tuple.
 
-    >>> _ntuple(2)(3)
-    (3, 3)
-    >>> _ntuple(2)([1, 2])
-    (1, 2)
+        >>> _ntuple(2)(3)
+        (3, 3)
+        >>> _ntuple(2)([1, 2])
+        (1, 2)
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise TypeError(f"_ntuple(): argument 'n' must be a non-negative int, got {n!r}")

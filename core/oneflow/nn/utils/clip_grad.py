@@ -20,9 +20,8 @@ def _tensor_list(tensors) -> list:
     return [tensors] if isinstance(tensors, Tensor) else list(tensors)
 
 
-def get_total_norm(
-    tensors: TensorOrTensors, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach: bool | None = None
-) -> Tensor:
+def get_total_norm(tensors: TensorOrTensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach: bool | None = None) -> Tensor:
     """The ``norm_type``-norm of all ``tensors`` together, as if concatenated into one vector
     (``inf`` for the largest absolute value). 0 for no tensors."""
     tensors = [t for t in _tensor_list(tensors) if t is not None]
@@ -45,9 +44,8 @@ def get_total_norm(
     return total
 
 
-def clip_grads_with_norm_(
-    parameters: TensorOrTensors, max_norm: float, total_norm: Tensor, foreach: bool | None = None
-) -> None:
+def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_norm: Tensor,
+                          foreach: bool | None = None) -> None:
     """Scales the gradients of ``parameters`` by ``max_norm / (total_norm + 1e-6)`` when that is
     below 1 (given the norm from :func:`get_total_norm`)."""
     grads = [p.grad for p in _tensor_list(parameters) if p.grad is not None]
@@ -59,13 +57,8 @@ def clip_grads_with_norm_(
             g.mul_(coef.to(g.device).to(g.dtype))
 
 
-def clip_grad_norm_(
-    parameters: TensorOrTensors,
-    max_norm: float,
-    norm_type: float = 2.0,
-    error_if_nonfinite: bool = False,
-    foreach: bool | None = None,
-) -> Tensor:
+def clip_grad_norm_(parameters: TensorOrTensors, max_norm: float, norm_type: float = 2.0,
+                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """Rescales the gradients of ``parameters`` in place so that their joint norm is at most
     ``max_norm``.
 
@@ -86,13 +79,8 @@ def clip_grad_norm_(
     return total
 
 
-def clip_grad_norm(
-    parameters: TensorOrTensors,
-    max_norm: float,
-    norm_type: float = 2.0,
-    error_if_nonfinite: bool = False,
-    foreach: bool | None = None,
-) -> Tensor:
+def clip_grad_norm(parameters: TensorOrTensors, max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """Deprecated alias of :func:`clip_grad_norm_`."""
     warnings.warn(
         "`oneflow.nn.utils.clip_grad_norm` is now deprecated in favor of `oneflow.nn.utils.clip_grad_norm_`.",

@@ -37,5 +37,5 @@ def vector_to_parameters(vec: oneflow.Tensor, parameters: Iterable[oneflow.Tenso
     for param in parameters:
         device = _check_same_device(param, device)
         n = param.numel()
-        param.data = vec[offset : offset + n].view_as(param).data
+        param.data = vec[offset:offset + n].view_as(param).data
         offset += n

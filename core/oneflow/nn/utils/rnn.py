@@ -67,8 +67,7 @@ class PackedSequence(_PackedSequenceFields):
             raise ValueError(
                 "batch_sizes should always be on CPU. Instances of PackedSequence should never be created "
                 "manually. They should be instantiated by functions like pack_sequence and pack_padded_sequence "
-                "in nn.utils.rnn."
-            )
+                "in nn.utils.rnn.")
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def _with_data(self, data: oneflow.Tensor, **kwargs) -> PackedSequence:
@@ -146,12 +145,8 @@ def _dtype_name(dtype) -> str:
     return str(dtype).split(".")[-1]
 
 
-def pack_padded_sequence(
-    input: oneflow.Tensor,
-    lengths: oneflow.Tensor | list,
-    batch_first: builtins.bool = False,
-    enforce_sorted: builtins.bool = True,
-) -> PackedSequence:
+def pack_padded_sequence(input: oneflow.Tensor, lengths: oneflow.Tensor | list, batch_first: builtins.bool = False,
+                         enforce_sorted: builtins.bool = True) -> PackedSequence:
     """Packs a padded batch ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) of sequences whose
     lengths are ``lengths``.
 
@@ -169,13 +164,10 @@ def pack_padded_sequence(
     if lengths.dim() != 1 or lengths.device.type != "cpu":
         raise RuntimeError(
             f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D {lengths.device} "
-            f"{_dtype_name(lengths.dtype)} tensor"
-        )
+            f"{_dtype_name(lengths.dtype)} tensor")
     if input.dim() < 2:
-        raise IndexError(
-            f"pack_padded_sequence(): expected an input with a time and a batch dim, but got an input "
-            f"of size {list(input.shape)}"
-        )
+        raise IndexError(f"pack_padded_sequence(): expected an input with a time and a batch dim, but got an input "
+                         f"of size {list(input.shape)}")
     sorted_indices = None
     if not enforce_sorted:
         # A stable sort: equal lengths keep the caller's order (PyTorch's order among equal
@@ -189,25 +181,20 @@ def pack_padded_sequence(
         raise RuntimeError("Cannot pack empty tensors.")
     lens = lengths.tolist()
     if len(lens) != batch:
-        raise RuntimeError(
-            f"Expected `len(lengths)` to be equal to batch_size, but got {len(lens)} (batch_size={batch})"
-        )
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {len(lens)} "
+                           f"(batch_size={batch})")
     if lens[-1] <= 0:
-        raise RuntimeError(
-            "Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0"
-        )
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that "
+                           "is <= 0")
     for a, b in zip(lens, lens[1:]):
         if b > a:
             raise RuntimeError(
                 "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can pass "
                 "`enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this requirement "
-                "if you do not need ONNX exportability."
-            )
+                "if you do not need ONNX exportability.")
     if lens[0] > steps:
-        raise RuntimeError(
-            f"pack_padded_sequence(): a sequence of length {lens[0]} does not fit in an input of "
-            f"{steps} time steps (input of size {list(input.shape)})"
-        )
+        raise RuntimeError(f"pack_padded_sequence(): a sequence of length {lens[0]} does not fit in an input of "
+                           f"{steps} time steps (input of size {list(input.shape)})")
     batch_sizes = [sum(1 for n in lens if n > t) for t in range(lens[0])]
     # Row of element (t, b) in the input with its time and batch dims flattened together.
     row = (lambda t, b: b * steps + t) if batch_first else (lambda t, b: t * batch + b)
@@ -217,12 +204,8 @@ def pack_padded_sequence(
     return PackedSequence(data, oneflow.tensor(batch_sizes, dtype=oneflow.int64), sorted_indices, None)
 
 
-def pad_packed_sequence(
-    sequence: PackedSequence,
-    batch_first: builtins.bool = False,
-    padding_value: float = 0.0,
-    total_length: int | None = None,
-) -> tuple[oneflow.Tensor, oneflow.Tensor]:
+def pad_packed_sequence(sequence: PackedSequence, batch_first: builtins.bool = False, padding_value: float = 0.0,
+                        total_length: int | None = None) -> tuple[oneflow.Tensor, oneflow.Tensor]:
     """Unpacks a :class:`PackedSequence` into a padded batch; the inverse of
     :func:`pack_padded_sequence`.
 
@@ -243,8 +226,7 @@ def pad_packed_sequence(
         if total_length < max_len:
             raise ValueError(
                 "Expected total_length to be at least the length of the longest sequence in input, but got "
-                f"total_length={total_length} and max sequence length being {max_len}"
-            )
+                f"total_length={total_length} and max sequence length being {max_len}")
         steps = total_length
     else:
         steps = max_len
@@ -268,7 +250,8 @@ def pad_packed_sequence(
         index = [row(t, b) for t in range(steps) for b in order]
     trailing = tuple(data.shape[1:])
     pad = oneflow.full((1, *trailing), padding_value, dtype=data.dtype, device=data.device)
-    gathered = oneflow.cat([data, pad]).index_select(0, oneflow.tensor(index, dtype=oneflow.int64, device=data.device))
+    gathered = oneflow.cat([data, pad]).index_select(0, oneflow.tensor(index, dtype=oneflow.int64,
+                                                                       device=data.device))
     if batch_major:
         padded = gathered.view(batch, steps, *trailing)
     else:
@@ -293,12 +276,8 @@ def unpack_sequence(packed_sequences: PackedSequence) -> list:
     return unpad_sequence(padded, lengths, batch_first=True)
 
 
-def pad_sequence(
-    sequences: oneflow.Tensor | Iterable[oneflow.Tensor],
-    batch_first: bool = False,
-    padding_value: float = 0.0,
-    padding_side: str = "right",
-) -> oneflow.Tensor:
+def pad_sequence(sequences: oneflow.Tensor | Iterable[oneflow.Tensor], batch_first: bool = False,
+                 padding_value: float = 0.0, padding_side: str = "right") -> oneflow.Tensor:
     """Stacks tensors of shape ``(L_i, *)`` into one of shape ``(max L, B, *)`` (or
     ``(B, max L, *)`` with ``batch_first``), filling the gaps with ``padding_value``.
 
@@ -327,7 +306,8 @@ def pad_sequence(
     for s in sequences:
         if tuple(s.shape[1:]) != trailing:
             raise RuntimeError(
-                f"pad_sequence(): the sequences' trailing dims differ: {tuple(sequences[0].shape)} and {tuple(s.shape)}"
+                f"pad_sequence(): the sequences' trailing dims differ: {tuple(sequences[0].shape)} "
+                f"and {tuple(s.shape)}"
             )
         gap = max_len - s.shape[0]
         if gap:
@@ -337,7 +317,8 @@ def pad_sequence(
     return oneflow.stack(padded, dim=0 if batch_first else 1)
 
 
-def unpad_sequence(padded_sequences: oneflow.Tensor, lengths: oneflow.Tensor | list, batch_first: bool = False) -> list:
+def unpad_sequence(padded_sequences: oneflow.Tensor, lengths: oneflow.Tensor | list,
+                   batch_first: bool = False) -> list:
     """The inverse of :func:`pad_sequence` (right padding): the list of ``(L_i, *)`` tensors."""
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)

@@ -55,16 +55,13 @@ def pair(array: np.ndarray, requires_grad: bool = False):
 
 
 @pytest.mark.parametrize("batch_first", [False, True])
-@pytest.mark.parametrize(
-    "lengths, enforce_sorted",
-    [
-        ([5, 3, 3, 1], True),
-        ([5, 5, 5, 5], True),
-        ([2, 5, 1, 4], False),
-        ([5, 3, 3, 1], False),
-        ([1], True),
-    ],
-)
+@pytest.mark.parametrize("lengths, enforce_sorted", [
+    ([5, 3, 3, 1], True),
+    ([5, 5, 5, 5], True),
+    ([2, 5, 1, 4], False),
+    ([5, 3, 3, 1], False),
+    ([1], True),
+])
 def test_pack_and_pad_match_torch(lengths, enforce_sorted, batch_first):
     rng = np.random.default_rng(0)
     steps, batch = 6, len(lengths)
@@ -103,21 +100,18 @@ def test_pack_sequence_and_unpack_sequence_match_torch():
             close(a, b, "unpacked")
     sum(((i + 1) * s).sum() for i, s in enumerate(back_o)).backward()
     sum(((i + 1) * s).sum() for i, s in enumerate(back_t)).backward()
-    for a, b in seqs:
+    for (a, b) in seqs:
         close(a.grad, b.grad, "sequence grad")
 
 
 def test_lengths_of_other_dtypes_are_truncated_to_int64():
     x_o, x_t = pair(np.arange(24, dtype=np.float32).reshape(4, 3, 2))
-    for lens_o, lens_t in (
-        (flow.tensor([4.0, 3.5, 2.9]), torch.tensor([4.0, 3.5, 2.9])),
-        (flow.tensor([4, 3, 2], dtype=flow.int32), torch.tensor([4, 3, 2], dtype=torch.int32)),
-        ([4.7, 3, 2], [4.7, 3, 2]),
-        (np.array([4, 2, 2]), np.array([4, 2, 2])),
-    ):
-        same_packed(
-            rnn_utils(flow).pack_padded_sequence(x_o, lens_o), rnn_utils(torch).pack_padded_sequence(x_t, lens_t)
-        )
+    for lens_o, lens_t in ((flow.tensor([4.0, 3.5, 2.9]), torch.tensor([4.0, 3.5, 2.9])),
+                           (flow.tensor([4, 3, 2], dtype=flow.int32), torch.tensor([4, 3, 2], dtype=torch.int32)),
+                           ([4.7, 3, 2], [4.7, 3, 2]),
+                           (np.array([4, 2, 2]), np.array([4, 2, 2]))):
+        same_packed(rnn_utils(flow).pack_padded_sequence(x_o, lens_o),
+                    rnn_utils(torch).pack_padded_sequence(x_t, lens_t))
 
 
 def test_packed_sequence_class():
@@ -135,15 +129,8 @@ def test_packed_sequence_class():
     assert repr(r).startswith("PackedSequence(data=tensor(")
     # Conversions change data only (the permutations stay int64, batch_sizes stays put).
     assert p.to(flow.float32) is p and p.float() is p and p.cpu() is p and not p.is_cuda
-    for method, dtype in (
-        ("double", flow.float64),
-        ("half", flow.float16),
-        ("long", flow.int64),
-        ("int", flow.int32),
-        ("short", flow.int16),
-        ("char", flow.int8),
-        ("byte", flow.uint8),
-    ):
+    for method, dtype in (("double", flow.float64), ("half", flow.float16), ("long", flow.int64),
+                          ("int", flow.int32), ("short", flow.int16), ("char", flow.int8), ("byte", flow.uint8)):
         c = getattr(p, method)()
         assert type(c) is utils.PackedSequence and c.data.dtype == dtype, method
         assert c.sorted_indices.dtype == flow.int64 and c.batch_sizes is p.batch_sizes
@@ -155,54 +142,32 @@ def test_packed_sequence_class():
     assert utils.invert_permutation(None) is None
 
 
-@pytest.mark.parametrize(
-    "name, fn, words",
-    [
-        ("unsorted", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [3, 4, 2]), ["sorted"]),
-        ("unsorted_zero_inside", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, 0, 3]), ["sorted"]),
-        ("zero_length", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, 3, 0]), ["greater than 0"]),
-        (
-            "zero_length_unsorted",
-            lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [0, 4, 3], enforce_sorted=False),
-            ["greater than 0"],
-        ),
-        (
-            "negative_length",
-            lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, -1, -2]),
-            ["greater than 0"],
-        ),
-        ("too_few_lengths", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, 3]), ["batch_size=3"]),
-        (
-            "too_few_lengths_batch_first",
-            lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [3, 2, 1], batch_first=True),
-            ["batch_size=4"],
-        ),
-        (
-            "lengths_2d",
-            lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), m.tensor([[4, 3, 2]])),
-            ["1D CPU int64", "2D"],
-        ),
-        ("lengths_0d", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), m.tensor(4)), ["1D CPU int64"]),
-        (
-            "lengths_nested_list",
-            lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [[4, 3, 2]]),
-            ["1D CPU int64"],
-        ),
-        ("empty_input", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(0, 3, 2), [1, 1, 1]), ["empty"]),
-        ("empty_batch", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 0, 2), []), ["empty"]),
-        ("input_1d", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4), [4]), []),
-        (
-            "total_length_short",
-            lambda m: rnn_utils(m).pad_packed_sequence(
-                rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, 3, 2]), total_length=3
-            ),
-            ["total_length=3", "4"],
-        ),
-        ("pad_a_tensor", lambda m: rnn_utils(m).pad_packed_sequence(m.zeros(4, 3)), ["batch_sizes"]),
-        ("pack_no_sequences", lambda m: rnn_utils(m).pack_sequence([]), ["empty"]),
-        ("pack_sequence_unsorted", lambda m: rnn_utils(m).pack_sequence([m.ones(3), m.ones(4)]), ["sorted"]),
-    ],
-)
+@pytest.mark.parametrize("name, fn, words", [
+    ("unsorted", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [3, 4, 2]), ["sorted"]),
+    ("unsorted_zero_inside", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, 0, 3]), ["sorted"]),
+    ("zero_length", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, 3, 0]), ["greater than 0"]),
+    ("zero_length_unsorted", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [0, 4, 3],
+                                                                         enforce_sorted=False), ["greater than 0"]),
+    ("negative_length", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, -1, -2]),
+     ["greater than 0"]),
+    ("too_few_lengths", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, 3]), ["batch_size=3"]),
+    ("too_few_lengths_batch_first", lambda m: rnn_utils(m).pack_padded_sequence(
+        m.zeros(4, 3, 2), [3, 2, 1], batch_first=True), ["batch_size=4"]),
+    ("lengths_2d", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), m.tensor([[4, 3, 2]])),
+     ["1D CPU int64", "2D"]),
+    ("lengths_0d", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), m.tensor(4)), ["1D CPU int64"]),
+    ("lengths_nested_list", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [[4, 3, 2]]),
+     ["1D CPU int64"]),
+    ("empty_input", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(0, 3, 2), [1, 1, 1]), ["empty"]),
+    ("empty_batch", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4, 0, 2), []), ["empty"]),
+    ("input_1d", lambda m: rnn_utils(m).pack_padded_sequence(m.zeros(4), [4]), []),
+    ("total_length_short", lambda m: rnn_utils(m).pad_packed_sequence(
+        rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, 2), [4, 3, 2]), total_length=3),
+     ["total_length=3", "4"]),
+    ("pad_a_tensor", lambda m: rnn_utils(m).pad_packed_sequence(m.zeros(4, 3)), ["batch_sizes"]),
+    ("pack_no_sequences", lambda m: rnn_utils(m).pack_sequence([]), ["empty"]),
+    ("pack_sequence_unsorted", lambda m: rnn_utils(m).pack_sequence([m.ones(3), m.ones(4)]), ["sorted"]),
+])
 def test_bad_inputs_raise_like_torch(name, fn, words):
     msg = raises_like_torch(fn)
     for w in words:
@@ -254,9 +219,8 @@ def _cfg_id(cfg):
 
 @pytest.mark.parametrize("with_hx", [False, True], ids=["zeros", "hx"])
 @pytest.mark.parametrize("batch_first", [False, True], ids=["time_major", "batch_first"])
-@pytest.mark.parametrize(
-    "lengths, enforce_sorted", [([6, 4, 4, 2, 1], True), ([3, 6, 1, 4, 4], False)], ids=["sorted", "unsorted"]
-)
+@pytest.mark.parametrize("lengths, enforce_sorted", [([6, 4, 4, 2, 1], True), ([3, 6, 1, 4, 4], False)],
+                         ids=["sorted", "unsorted"])
 @pytest.mark.parametrize("cfg", RNN_CONFIGS, ids=_cfg_id)
 def test_recurrent_layers_on_packed_sequences_match_torch(cfg, lengths, enforce_sorted, batch_first, with_hx):
     kind, kw = cfg
@@ -268,11 +232,8 @@ def test_recurrent_layers_on_packed_sequences_match_torch(cfg, lengths, enforce_
     x_o, x_t = pair(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
     layers = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
     state_sizes = [kw.get("proj_size") or hidden] + ([hidden] if kind == "lstm" else [])
-    states = (
-        [pair(rng.standard_normal((layers, batch, n)).astype(np.float32), requires_grad=True) for n in state_sizes]
-        if with_hx
-        else []
-    )
+    states = [pair(rng.standard_normal((layers, batch, n)).astype(np.float32), requires_grad=True)
+              for n in state_sizes] if with_hx else []
 
     def run(m, x, hx):
         packed = rnn_utils(m).pack_padded_sequence(x, lengths, batch_first=batch_first, enforce_sorted=enforce_sorted)
@@ -335,19 +296,16 @@ def _packed(m, lengths=(4, 3, 2), enforce_sorted=True, features=2):
     return rnn_utils(m).pack_padded_sequence(m.zeros(4, 3, features), list(lengths), enforce_sorted=enforce_sorted)
 
 
-@pytest.mark.parametrize(
-    "name, fn",
-    [
-        ("data_3d", lambda m: m.nn.GRU(2, 5)(rnn_utils(m).PackedSequence(m.zeros(4, 3, 2), _packed(m).batch_sizes))),
-        ("features", lambda m: m.nn.RNN(2, 5)(_packed(m, features=1))),
-        ("dtype", lambda m: m.nn.GRU(2, 5)(_packed(m).double())),
-        ("h0_batch", lambda m: m.nn.RNN(2, 5)(_packed(m), m.zeros(1, 2, 5))),
-        ("h0_batch_unsorted", lambda m: m.nn.GRU(2, 5)(_packed(m, (2, 4, 3), False), m.zeros(1, 2, 5))),
-        ("h0_hidden", lambda m: m.nn.GRU(2, 5)(_packed(m), m.zeros(1, 3, 4))),
-        ("h0_layers", lambda m: m.nn.RNN(2, 5)(_packed(m), m.zeros(2, 3, 5))),
-        ("h0_2d", lambda m: m.nn.GRU(2, 5)(_packed(m), m.zeros(3, 5))),
-        ("lstm_h0_batch", lambda m: m.nn.LSTM(2, 5)(_packed(m), (m.zeros(1, 2, 5), m.zeros(1, 2, 5)))),
-    ],
-)
+@pytest.mark.parametrize("name, fn", [
+    ("data_3d", lambda m: m.nn.GRU(2, 5)(rnn_utils(m).PackedSequence(m.zeros(4, 3, 2), _packed(m).batch_sizes))),
+    ("features", lambda m: m.nn.RNN(2, 5)(_packed(m, features=1))),
+    ("dtype", lambda m: m.nn.GRU(2, 5)(_packed(m).double())),
+    ("h0_batch", lambda m: m.nn.RNN(2, 5)(_packed(m), m.zeros(1, 2, 5))),
+    ("h0_batch_unsorted", lambda m: m.nn.GRU(2, 5)(_packed(m, (2, 4, 3), False), m.zeros(1, 2, 5))),
+    ("h0_hidden", lambda m: m.nn.GRU(2, 5)(_packed(m), m.zeros(1, 3, 4))),
+    ("h0_layers", lambda m: m.nn.RNN(2, 5)(_packed(m), m.zeros(2, 3, 5))),
+    ("h0_2d", lambda m: m.nn.GRU(2, 5)(_packed(m), m.zeros(3, 5))),
+    ("lstm_h0_batch", lambda m: m.nn.LSTM(2, 5)(_packed(m), (m.zeros(1, 2, 5), m.zeros(1, 2, 5)))),
+])
 def test_recurrent_layer_bad_packed_inputs_raise_like_torch(name, fn):
     raises_like_torch(fn)

@@ -120,15 +120,9 @@ def test_parameters_to_vector_and_back():
         same = ids == [id(p) for p in net.parameters()]
         out = net(m.ones(1, 3))
         out.sum().backward()
-        return (
-            vec.tolist(),
-            tuple(vec.shape),
-            vec.requires_grad,
-            same,
-            [p.tolist() for p in net.parameters()],
-            [p.requires_grad for p in net.parameters()],
-            [p.grad is not None for p in net.parameters()],
-        )
+        return (vec.tolist(), tuple(vec.shape), vec.requires_grad, same,
+                [p.tolist() for p in net.parameters()], [p.requires_grad for p in net.parameters()],
+                [p.grad is not None for p in net.parameters()])
 
     ours, theirs = run(flow), run(torch)
     assert ours == theirs

@@ -54,10 +54,8 @@ class WeightNorm:
         if weight is None:
             raise ValueError(f"weight_norm: module {type(module).__name__} has no parameter named {name!r}")
         if dim is not None and dim != -1 and not -weight.dim() <= dim < weight.dim():
-            raise IndexError(
-                f"weight_norm: dim out of range (expected to be in [{-weight.dim()}, "
-                f"{weight.dim() - 1}] for the {weight.dim()}-D parameter {name!r}), got {dim}"
-            )
+            raise IndexError(f"weight_norm: dim out of range (expected to be in [{-weight.dim()}, "
+                             f"{weight.dim() - 1}] for the {weight.dim()}-D parameter {name!r}), got {dim}")
         fn = WeightNorm(name, dim)
         del module._parameters[name]
         with oneflow.no_grad():

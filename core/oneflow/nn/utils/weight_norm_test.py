@@ -49,7 +49,8 @@ def test_matches_torch(make_f, make_t, in_shape, dim):
     fo.pow(2).sum().backward()
     to.pow(2).sum().backward()
     for name in ("weight_g", "weight_v", "bias"):
-        np.testing.assert_allclose(getattr(fm, name).grad.numpy(), getattr(tm, name).grad.numpy(), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(getattr(fm, name).grad.numpy(), getattr(tm, name).grad.numpy(),
+                                   rtol=1e-4, atol=1e-4)
     fm = flow.nn.utils.remove_weight_norm(fm)
     torch.nn.utils.remove_weight_norm(tm)
     assert isinstance(fm.weight, flow.nn.Parameter)

@@ -1,9 +1,9 @@
 """Data loading: datasets, samplers and the DataLoader, with PyTorch's ``torch.utils.data`` API.
 
->>> from oneflow.utils.data import DataLoader, TensorDataset
->>> ds = TensorDataset(oneflow.arange(10), oneflow.arange(10) * 2)
->>> for x, y in DataLoader(ds, batch_size=4, shuffle=True, num_workers=2):
-...     ...
+    >>> from oneflow.utils.data import DataLoader, TensorDataset
+    >>> ds = TensorDataset(oneflow.arange(10), oneflow.arange(10) * 2)
+    >>> for x, y in DataLoader(ds, batch_size=4, shuffle=True, num_workers=2):
+    ...     ...
 """
 
 from oneflow.utils.data._utils.collate import default_collate, default_convert

@@ -370,15 +370,8 @@ def test_collate_keeps_custom_sequence_and_mapping_types():
 
 def test_default_convert_matches_torch():
     def sample(m):
-        return [
-            np.zeros(2),
-            (np.int32(3), "x"),
-            {"k": np.float32(1)},
-            Pair(np.ones(1), 2),
-            np.array(["a"]),
-            5,
-            m.tensor([1.0]),
-        ]
+        return [np.zeros(2), (np.int32(3), "x"), {"k": np.float32(1)}, Pair(np.ones(1), 2), np.array(["a"]), 5,
+                m.tensor([1.0])]
 
     ours, theirs = fdata.default_convert(sample(flow)), tdata.default_convert(sample(torch))
     assert _plain(ours) == _plain(theirs)
@@ -506,9 +499,8 @@ def test_workers_shuffle_and_options():
     kw = {"batch_size": 4, "shuffle": True, "pin_memory": True, "prefetch_factor": 3}
     a = list(fdata.DataLoader(range(40), num_workers=2, generator=flow.Generator().manual_seed(0), **kw))
     b = list(
-        fdata.DataLoader(
-            range(40), num_workers=0, generator=flow.Generator().manual_seed(0), **{**kw, "prefetch_factor": None}
-        )
+        fdata.DataLoader(range(40), num_workers=0, generator=flow.Generator().manual_seed(0),
+                         **{**kw, "prefetch_factor": None})
     )
     assert _plain(a) == _plain(b) and sorted(sum((x.tolist() for x in a), [])) == list(range(40))
     unordered = list(fdata.DataLoader(range(40), batch_size=4, num_workers=2, in_order=False))
@@ -538,19 +530,12 @@ class _WhoAmI(fdata.Dataset):
 
     def __getitem__(self, i):
         info = fdata.get_worker_info()
-        return [
-            info.id,
-            info.num_workers,
-            info.seed,
-            flow.initial_seed(),
-            int(np.random.randint(1 << 30)),
-            getattr(info.dataset, "tag", None),
-        ]
+        return [info.id, info.num_workers, info.seed, flow.initial_seed(), int(np.random.randint(1 << 30)),
+                getattr(info.dataset, "tag", None)]
 
 
 def test_worker_info_seeds_and_init_fn():
     assert fdata.get_worker_info() is None
-
     def init(worker_id):
         info = fdata.get_worker_info()
         assert info.id == worker_id
@@ -558,9 +543,9 @@ def test_worker_info_seeds_and_init_fn():
         with pytest.raises(RuntimeError, match="Cannot assign attributes"):
             info.id = 5
 
-    rows = [
-        b.tolist() for b in fdata.DataLoader(_WhoAmI(), batch_size=None, num_workers=2, worker_init_fn=init) if False
-    ] or list(fdata.DataLoader(_WhoAmI(), batch_size=None, num_workers=2, worker_init_fn=init, collate_fn=lambda x: x))
+    rows = [b.tolist() for b in fdata.DataLoader(_WhoAmI(), batch_size=None, num_workers=2, worker_init_fn=init)
+            if False] or list(fdata.DataLoader(_WhoAmI(), batch_size=None, num_workers=2, worker_init_fn=init,
+                                               collate_fn=lambda x: x))
     ids = [r[0] for r in rows]
     assert ids == [0, 1] * 4  # requests go round robin
     assert all(r[1] == 2 for r in rows)
@@ -570,16 +555,10 @@ def test_worker_info_seeds_and_init_fn():
     assert [r[5] for r in rows[:2]] == ["init0", "init1"]
     assert rows[0][4] != rows[1][4]  # NumPy seeded differently per worker
     # The base seed comes from the loader's generator.
-    again = list(
-        fdata.DataLoader(
-            _WhoAmI(), batch_size=None, num_workers=2, generator=flow.Generator().manual_seed(4), collate_fn=lambda x: x
-        )
-    )
-    same = list(
-        fdata.DataLoader(
-            _WhoAmI(), batch_size=None, num_workers=2, generator=flow.Generator().manual_seed(4), collate_fn=lambda x: x
-        )
-    )
+    again = list(fdata.DataLoader(_WhoAmI(), batch_size=None, num_workers=2, generator=flow.Generator().manual_seed(4),
+                                  collate_fn=lambda x: x))
+    same = list(fdata.DataLoader(_WhoAmI(), batch_size=None, num_workers=2, generator=flow.Generator().manual_seed(4),
+                                 collate_fn=lambda x: x))
     assert again == same
 
 
@@ -684,7 +663,7 @@ def _our_shm_files(prefix=""):
 def test_early_break_leaves_no_processes_or_shared_memory():
     loader = fdata.DataLoader(_Squares(), batch_size=2, num_workers=2, prefetch_factor=4)
     it = iter(loader)
-    prefix = it._shm_prefix[len("oneflow_dl_") :]
+    prefix = it._shm_prefix[len("oneflow_dl_"):]
     for i, _ in enumerate(it):
         if i == 2:
             break

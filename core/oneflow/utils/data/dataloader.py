@@ -130,7 +130,9 @@ class DataLoader(Generic[T_co]):
         in_order: bool = True,
     ) -> None:
         if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+            raise ValueError(
+                "num_workers option should be non-negative; use num_workers=0 to disable multiprocessing."
+            )
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
         if num_workers == 0 and prefetch_factor is not None:
@@ -187,7 +189,9 @@ class DataLoader(Generic[T_co]):
             batch_size = None
             drop_last = False
         elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually exclusive with drop_last"
+            )
 
         if sampler is None:
             if self._dataset_kind == _DatasetKind.Iterable:

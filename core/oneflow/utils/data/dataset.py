@@ -251,4 +251,7 @@ def random_split(
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     perm = oneflow.randperm(sum(lengths), generator=generator).tolist()
-    return [Subset(dataset, perm[end - size : end]) for end, size in zip(itertools.accumulate(lengths), lengths)]
+    return [
+        Subset(dataset, perm[end - size : end])
+        for end, size in zip(itertools.accumulate(lengths), lengths)
+    ]
