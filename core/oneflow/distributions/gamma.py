@@ -9,7 +9,7 @@ from oneflow.distributions import _special, constraints
 from oneflow.distributions.exp_family import ExponentialFamily
 from oneflow.distributions.utils import broadcast_all
 
-__all__ = ["Exponential", "Gamma"]
+__all__ = ["Chi2", "Exponential", "Gamma"]
 
 
 class Gamma(ExponentialFamily):
@@ -160,3 +160,26 @@ class Exponential(ExponentialFamily):
 
     def _log_normalizer(self, x):
         return -oneflow.log(-x)
+
+
+class Chi2(Gamma):
+    """A chi-squared distribution with ``df`` degrees of freedom: ``Gamma(df / 2, 1 / 2)``.
+
+    Args:
+        df (float or Tensor): degrees of freedom (> 0).
+        validate_args (bool, optional): check the parameters and values.
+    """
+
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df, validate_args=None):
+        df = df if isinstance(df, oneflow.Tensor) else oneflow.tensor(float(df), dtype=oneflow.get_default_dtype())
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Chi2, _instance)
+        return super().expand(batch_shape, new)
+
+    @property
+    def df(self):
+        return self.concentration * 2

@@ -11,11 +11,18 @@ from oneflow.distributions import _special
 from oneflow.distributions.bernoulli import Bernoulli
 from oneflow.distributions.categorical import Categorical, OneHotCategorical
 from oneflow.distributions.dirichlet import Beta, Dirichlet
+from oneflow.distributions.discrete import Binomial, Geometric, Poisson
 from oneflow.distributions.distribution import Distribution
+from oneflow.distributions.exp_family import ExponentialFamily
 from oneflow.distributions.gamma import Exponential, Gamma
+from oneflow.distributions.independent import Independent
+from oneflow.distributions.laplace import Cauchy, Laplace
 from oneflow.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from oneflow.distributions.normal import Normal
+from oneflow.distributions.transformed import HalfNormal
+from oneflow.distributions.transformed_distribution import TransformedDistribution
 from oneflow.distributions.uniform import Uniform
+from oneflow.distributions.utils import _sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -205,3 +212,96 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     term2 = solved.pow(2).reshape(tuple(batch) + (-1,)).sum(-1)
     term3 = _batch_mahalanobis(q_L, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    return -scale_ratio.log() + loc_abs_diff / q.scale + scale_ratio * oneflow.exp(-loc_abs_diff / p.scale) - 1
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return oneflow.where(p.total_count > q.total_count, _infinite_like(kl), kl)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - oneflow.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError("KL between Independents with different reinterpreted_batch_ndims")
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError("KL between TransformedDistributions needs equal transforms and event shapes")
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    # the Bregman divergence of the log-normalizer between the natural parameters
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot be computed using Bregman"
+            " divergences"
+        )
+    p_nparams = [n.detach().requires_grad_() for n in p._natural_params]
+    q_nparams = q._natural_params
+    with oneflow.enable_grad():
+        lg_normal = p._log_normalizer(*p_nparams)
+        gradients = oneflow.autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
+    result = q._log_normalizer(*q_nparams) - lg_normal
+    for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
+        result = result - _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
+    return result
+
+
+def _infinite_kl(p, q):
+    """KL of a distribution whose support is not inside the other's: infinite over the batch."""
+    shape = oneflow.broadcast_shapes(tuple(p.batch_shape), tuple(q.batch_shape))
+    return oneflow.full(tuple(shape), math.inf, dtype=oneflow.get_default_dtype())
+
+
+# Supports that overflow the other's (real line into a half line or an interval, etc.).
+for _p, _q in [
+    (Normal, Gamma),
+    (Normal, Beta),
+    (Normal, Exponential),
+    (Normal, Uniform),
+    (Laplace, Gamma),
+    (Laplace, Beta),
+    (Laplace, Exponential),
+    (Laplace, Uniform),
+    (Gamma, Beta),
+    (Gamma, Uniform),
+    (Exponential, Beta),
+    (Exponential, Uniform),
+]:
+    register_kl(_p, _q)(_infinite_kl)
