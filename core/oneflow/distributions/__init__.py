@@ -9,13 +9,15 @@ from oneflow.distributions.dirichlet import Beta, Dirichlet
 from oneflow.distributions.discrete import Binomial, Geometric, Poisson
 from oneflow.distributions.distribution import Distribution
 from oneflow.distributions.exp_family import ExponentialFamily
+from oneflow.distributions.extreme_value import Gumbel, Pareto, Weibull
 from oneflow.distributions.gamma import Chi2, Exponential, Gamma
 from oneflow.distributions.independent import Independent
 from oneflow.distributions.kl import kl_divergence, register_kl
 from oneflow.distributions.laplace import Cauchy, Laplace
 from oneflow.distributions.multivariate_normal import MultivariateNormal
 from oneflow.distributions.normal import Normal
-from oneflow.distributions.transformed import HalfNormal, LogNormal
+from oneflow.distributions.student_t import StudentT
+from oneflow.distributions.transformed import HalfCauchy, HalfNormal, InverseGamma, LogNormal
 from oneflow.distributions.transformed_distribution import TransformedDistribution
 from oneflow.distributions.transforms import (
     AbsTransform,
@@ -44,11 +46,15 @@ __all__ = [
     "ComposeTransform",
     "ExpTransform",
     "Geometric",
+    "Gumbel",
+    "HalfCauchy",
     "HalfNormal",
+    "InverseGamma",
     "Independent",
     "IndependentTransform",
     "Laplace",
     "LogNormal",
+    "Pareto",
     "Poisson",
     "PowerTransform",
     "ReshapeTransform",
@@ -56,8 +62,10 @@ __all__ = [
     "SoftmaxTransform",
     "SoftplusTransform",
     "TanhTransform",
+    "StudentT",
     "Transform",
     "TransformedDistribution",
+    "Weibull",
     "identity_transform",
     "Beta",
     "Categorical",

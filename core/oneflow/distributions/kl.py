@@ -14,6 +14,7 @@ from oneflow.distributions.dirichlet import Beta, Dirichlet
 from oneflow.distributions.discrete import Binomial, Geometric, Poisson
 from oneflow.distributions.distribution import Distribution
 from oneflow.distributions.exp_family import ExponentialFamily
+from oneflow.distributions.extreme_value import Gumbel, Pareto
 from oneflow.distributions.gamma import Exponential, Gamma
 from oneflow.distributions.independent import Independent
 from oneflow.distributions.laplace import Cauchy, Laplace
@@ -281,6 +282,25 @@ def _kl_expfamily_expfamily(p, q):
     for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
         result = result - _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
     return result
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * 0.57721566490153286060
+    t3 = oneflow.exp(ct2 + (1 + ct1).lgamma() - ct3)
+    return t1 + t2 + t3 - (1 + 0.57721566490153286060)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    return oneflow.where(p.scale < q.scale, _infinite_like(result), result)
 
 
 def _infinite_kl(p, q):

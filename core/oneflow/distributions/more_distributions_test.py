@@ -79,7 +79,7 @@ def test_values_and_gradients(name):
         run_both(make, arrays, lambda d, m: getattr(d, attr) * 1.0)
     if name not in NO_ENTROPY:
         run_both(make, arrays, lambda d, m: d.entropy())
-    if name in ("lognormal", "halfnormal", "laplace", "cauchy"):
+    if name in ("lognormal", "halfnormal", "laplace", "cauchy", "halfcauchy"):
         run_both(make, arrays, lambda d, m: d.cdf(m.tensor(value, dtype=m.float64)))
         q = RNG.uniform(0.05, 0.95, (3,))
         run_both(make, arrays, lambda d, m: d.icdf(m.tensor(q)))
@@ -103,6 +103,11 @@ MOMENT_CASES = [
     ("binomial", lambda: flow.distributions.Binomial(flow.tensor([5.0, 20.0]), probs=flow.tensor([0.3, 0.8]))),
     ("geometric", lambda: flow.distributions.Geometric(flow.tensor([0.2, 0.7]))),
     ("chi2", lambda: flow.distributions.Chi2(flow.tensor([1.0, 6.0]))),
+    ("gumbel", lambda: flow.distributions.Gumbel(flow.tensor([1.0, -1.0]), flow.tensor([0.5, 2.0]))),
+    ("weibull", lambda: flow.distributions.Weibull(flow.tensor([1.0, 2.0]), flow.tensor([1.5, 3.0]))),
+    ("pareto", lambda: flow.distributions.Pareto(flow.tensor([1.0, 2.0]), flow.tensor([9.0, 10.0]))),
+    ("inversegamma", lambda: flow.distributions.InverseGamma(flow.tensor([6.0, 9.0]), flow.tensor([1.0, 2.0]))),
+    ("student_t", lambda: flow.distributions.StudentT(flow.tensor([7.0, 12.0]), flow.tensor([1.0, 0.0]))),
 ]
 
 
@@ -220,6 +225,8 @@ KL_CASES = {
         ),
         4,
     ),
+    "gumbel": (lambda m, a, b, c, d: (m.distributions.Gumbel(a, b), m.distributions.Gumbel(c, d)), 4),
+    "pareto": (lambda m, a, b, c, d: (m.distributions.Pareto(a, b), m.distributions.Pareto(c, d)), 4),
     "normal_gamma": (lambda m, a, b, c, d: (m.distributions.Normal(a, b), m.distributions.Gamma(c, d)), 4),
     "gamma_uniform": (lambda m, a, b, c, d: (m.distributions.Gamma(a, b), m.distributions.Uniform(c, c + d)), 4),
 }

@@ -1,0 +1,173 @@
+"""Extreme-value and power-law distributions built by transforming simpler ones: Gumbel,
+Weibull and Pareto."""
+
+from __future__ import annotations
+
+import math
+
+import oneflow
+from oneflow.distributions import constraints
+from oneflow.distributions.gamma import Exponential
+from oneflow.distributions.transformed_distribution import TransformedDistribution
+from oneflow.distributions.transforms import AffineTransform, ExpTransform, PowerTransform
+from oneflow.distributions.uniform import Uniform
+from oneflow.distributions.utils import broadcast_all
+
+__all__ = ["Gumbel", "Pareto", "Weibull"]
+
+_EULER = 0.57721566490153286060
+
+
+class Gumbel(TransformedDistribution):
+    """A Gumbel (type I extreme value) distribution: ``loc - scale * log(-log(U))``.
+
+    Args:
+        loc (float or Tensor): the location.
+        scale (float or Tensor): the scale (> 0).
+        validate_args (bool, optional): check the parameters and values.
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        finfo = oneflow.finfo(self.loc.dtype)
+        base = Uniform(
+            oneflow.full_like(self.loc, finfo.tiny), oneflow.full_like(self.loc, 1 - finfo.eps), validate_args=False
+        )
+        transforms = [
+            ExpTransform().inv,
+            AffineTransform(loc=0, scale=-oneflow.ones_like(self.scale)),
+            ExpTransform().inv,
+            AffineTransform(loc=self.loc, scale=-self.scale),
+        ]
+        super().__init__(base, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Gumbel, _instance)
+        new.loc = self.loc.expand(tuple(batch_shape))
+        new.scale = self.scale.expand(tuple(batch_shape))
+        return super().expand(batch_shape, _instance=new)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        y = (self.loc - value) / self.scale
+        return (y - y.exp()) - self.scale.log()
+
+    @property
+    def mean(self):
+        return self.loc + self.scale * _EULER
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return (math.pi / math.sqrt(6)) * self.scale
+
+    @property
+    def variance(self):
+        return self.stddev.pow(2)
+
+    def entropy(self):
+        return self.scale.log() + (1 + _EULER)
+
+
+class Weibull(TransformedDistribution):
+    """A two-parameter Weibull distribution: ``scale * E ** (1 / concentration)`` with
+    ``E ~ Exponential(1)``.
+
+    Args:
+        scale (float or Tensor): the scale (lambda > 0).
+        concentration (float or Tensor): the shape (k > 0).
+        validate_args (bool, optional): check the parameters and values.
+    """
+
+    arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
+    support = constraints.positive
+
+    def __init__(self, scale, concentration, validate_args=None):
+        self.scale, self.concentration = broadcast_all(scale, concentration)
+        self.concentration_reciprocal = self.concentration.reciprocal()
+        base = Exponential(oneflow.ones_like(self.scale), validate_args=validate_args)
+        transforms = [PowerTransform(exponent=self.concentration_reciprocal), AffineTransform(0, self.scale)]
+        super().__init__(base, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Weibull, _instance)
+        batch_shape = tuple(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape)
+        new.concentration_reciprocal = new.concentration.reciprocal()
+        base = self.base_dist.expand(batch_shape)
+        transforms = [PowerTransform(exponent=new.concentration_reciprocal), AffineTransform(0, new.scale)]
+        TransformedDistribution.__init__(new, base, transforms, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.scale * oneflow.exp(oneflow.lgamma(1 + self.concentration_reciprocal))
+
+    @property
+    def mode(self):
+        return self.scale * ((self.concentration - 1) / self.concentration) ** self.concentration.reciprocal()
+
+    @property
+    def variance(self):
+        return self.scale.pow(2) * (
+            oneflow.exp(oneflow.lgamma(1 + 2 * self.concentration_reciprocal))
+            - oneflow.exp(2 * oneflow.lgamma(1 + self.concentration_reciprocal))
+        )
+
+    def entropy(self):
+        return (
+            _EULER * (1 - self.concentration_reciprocal) + oneflow.log(self.scale * self.concentration_reciprocal) + 1
+        )
+
+
+class Pareto(TransformedDistribution):
+    """A Pareto type I distribution: ``scale * exp(E)`` with ``E ~ Exponential(alpha)``.
+
+    Args:
+        scale (float or Tensor): the minimum value (> 0).
+        alpha (float or Tensor): the tail index (> 0).
+        validate_args (bool, optional): check the parameters and values.
+    """
+
+    arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
+
+    def __init__(self, scale, alpha, validate_args=None):
+        self.scale, self.alpha = broadcast_all(scale, alpha)
+        base = Exponential(self.alpha, validate_args=validate_args)
+        super().__init__(base, [ExpTransform(), AffineTransform(loc=0, scale=self.scale)], validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Pareto, _instance)
+        new.scale = self.scale.expand(tuple(batch_shape))
+        new.alpha = self.alpha.expand(tuple(batch_shape))
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        a = self.alpha.clamp(min=1)
+        return a * self.scale / (a - 1)
+
+    @property
+    def mode(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        a = self.alpha.clamp(min=2)
+        return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        return constraints.greater_than_eq(self.scale)
+
+    def entropy(self):
+        return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())
