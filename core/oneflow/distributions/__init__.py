@@ -4,7 +4,7 @@
 
 from oneflow.distributions import constraints, transforms
 from oneflow.distributions.bernoulli import Bernoulli
-from oneflow.distributions.categorical import Categorical, OneHotCategorical
+from oneflow.distributions.categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from oneflow.distributions.dirichlet import Beta, Dirichlet
 from oneflow.distributions.discrete import Binomial, Geometric, Poisson
 from oneflow.distributions.distribution import Distribution
@@ -14,6 +14,7 @@ from oneflow.distributions.gamma import Chi2, Exponential, Gamma
 from oneflow.distributions.independent import Independent
 from oneflow.distributions.kl import kl_divergence, register_kl
 from oneflow.distributions.laplace import Cauchy, Laplace
+from oneflow.distributions.multinomial import Multinomial, NegativeBinomial
 from oneflow.distributions.multivariate_normal import MultivariateNormal
 from oneflow.distributions.normal import Normal
 from oneflow.distributions.student_t import StudentT
@@ -74,9 +75,12 @@ __all__ = [
     "Exponential",
     "ExponentialFamily",
     "Gamma",
+    "Multinomial",
     "MultivariateNormal",
+    "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
     "Uniform",
     "constraints",
     "kl_divergence",

@@ -7,7 +7,7 @@ from oneflow.distributions import constraints
 from oneflow.distributions.distribution import Distribution
 from oneflow.distributions.utils import lazy_property, logits_to_probs, probs_to_logits
 
-__all__ = ["Categorical", "OneHotCategorical"]
+__all__ = ["Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class Categorical(Distribution):
@@ -192,3 +192,16 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A :class:`OneHotCategorical` whose ``rsample`` passes gradients straight through: the
+    sample's value is one-hot, its gradient that of ``probs`` (Bengio et al., 2013).
+    """
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

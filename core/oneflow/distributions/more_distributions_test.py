@@ -16,7 +16,7 @@ def pos(*shape, low=0.5, high=3.0):
     return RNG.uniform(low, high, size=shape)
 
 
-def run_both(make, arrays, fn):
+def run_both(make, arrays, fn, atol=1e-9):
     out = []
     for m in (flow, torch):
         ps = [m.tensor(a, dtype=m.float64, requires_grad=True) for a in arrays]
@@ -28,7 +28,7 @@ def run_both(make, arrays, fn):
         out.append((value, grads))
     (fv, fg), (tv, tg) = out
     assert tuple(fv.shape) == tuple(tv.shape)
-    np.testing.assert_allclose(fv.detach().numpy(), tv.detach().numpy(), atol=1e-9, rtol=1e-9)
+    np.testing.assert_allclose(fv.detach().numpy(), tv.detach().numpy(), atol=atol, rtol=1e-9)
     assert (fg is None) == (tg is None)
     if tg is not None:
         for a, b in zip(fg, tg):
@@ -274,3 +274,46 @@ def test_binomial_inhomogeneous_entropy_raises_as_torch():
         d = m.distributions.Binomial(m.tensor([3.0, 7.0]), probs=m.tensor([0.5, 0.5]))
         with pytest.raises(NotImplementedError, match="Inhomogeneous total count"):
             d.entropy()
+
+
+def test_multinomial_negative_binomial_straight_through():
+    probs = RNG.uniform(0.1, 1.0, (2, 3))
+    probs /= probs.sum(-1, keepdims=True)
+    counts = np.array([[[1.0, 2.0, 2.0], [0.0, 0.0, 5.0]], [[5.0, 0.0, 0.0], [2.0, 2.0, 1.0]]])
+
+    def multinomial(m, p):
+        return m.distributions.Multinomial(5, probs=p)
+
+    run_both(multinomial, [probs], lambda d, m: d.log_prob(m.tensor(counts)))
+    # torch takes lgamma(total_count + 1) in float32
+    run_both(multinomial, [probs], lambda d, m: d.entropy(), atol=1e-6)
+    run_both(multinomial, [probs], lambda d, m: d.mean + d.variance)
+
+    def negbin(m, n, p):
+        return m.distributions.NegativeBinomial(n, probs=p)
+
+    arrays = [pos(3), RNG.uniform(0.1, 0.8, (3,))]
+    values = RNG.integers(0, 9, (2, 3)) * 1.0
+    run_both(negbin, arrays, lambda d, m: d.log_prob(m.tensor(values)))
+    run_both(negbin, arrays, lambda d, m: d.mean + d.variance + d.mode)
+    flow.manual_seed(8)
+    d = flow.distributions.Multinomial(7, probs=flow.tensor(probs))
+    s = d.sample((N // 10,))
+    assert tuple(s.shape) == (N // 10, 2, 3) and bool((s.sum(-1) == 7).all())
+    np.testing.assert_allclose(s.numpy().mean(0), 7 * probs, atol=0.05)
+    nb = flow.distributions.NegativeBinomial(flow.tensor([3.0, 8.0]), probs=flow.tensor([0.3, 0.6]))
+    s = nb.sample((N,)).numpy()
+    mean, var = nb.mean.numpy(), nb.variance.numpy()
+    np.testing.assert_array_less(np.abs(s.mean(0) - mean), 6 * np.sqrt(var / N))
+    # straight-through: one-hot values, gradients of probs
+    logits = flow.tensor([0.2, -0.3, 1.0], requires_grad=True)
+    st = flow.distributions.OneHotCategoricalStraightThrough(logits=logits)
+    assert st.has_rsample and torch.distributions.OneHotCategoricalStraightThrough.has_rsample
+    x = st.rsample((4,))
+    assert bool(((x == 0) | (x == 1)).all()) and bool((x.sum(-1) == 1).all())
+    (g,) = flow.autograd.grad((x * flow.tensor([1.0, 2.0, 3.0])).sum(), logits)
+    p = flow.softmax(logits.detach(), 0)
+    want = 4 * p * (flow.tensor([1.0, 2.0, 3.0]) - (p * flow.tensor([1.0, 2.0, 3.0])).sum())
+    np.testing.assert_allclose(g.numpy(), want.numpy(), atol=1e-6)
+    with pytest.raises(NotImplementedError, match="inhomogeneous total_count"):
+        flow.distributions.Multinomial(flow.tensor(3), probs=flow.tensor(probs))
