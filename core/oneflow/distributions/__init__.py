@@ -5,6 +5,7 @@
 from oneflow.distributions import constraints, transforms
 from oneflow.distributions.bernoulli import Bernoulli
 from oneflow.distributions.categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
+from oneflow.distributions.constraint_registry import biject_to, transform_to
 from oneflow.distributions.dirichlet import Beta, Dirichlet
 from oneflow.distributions.discrete import Binomial, Geometric, Poisson
 from oneflow.distributions.distribution import Distribution
@@ -14,23 +15,31 @@ from oneflow.distributions.gamma import Chi2, Exponential, Gamma
 from oneflow.distributions.independent import Independent
 from oneflow.distributions.kl import kl_divergence, register_kl
 from oneflow.distributions.laplace import Cauchy, Laplace
+from oneflow.distributions.mixture_same_family import MixtureSameFamily
 from oneflow.distributions.multinomial import Multinomial, NegativeBinomial
 from oneflow.distributions.multivariate_normal import MultivariateNormal
 from oneflow.distributions.normal import Normal
+from oneflow.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from oneflow.distributions.student_t import StudentT
 from oneflow.distributions.transformed import HalfCauchy, HalfNormal, InverseGamma, LogNormal
 from oneflow.distributions.transformed_distribution import TransformedDistribution
 from oneflow.distributions.transforms import (
     AbsTransform,
     AffineTransform,
+    CatTransform,
     ComposeTransform,
+    CumulativeDistributionTransform,
     ExpTransform,
     IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     PowerTransform,
     ReshapeTransform,
     SigmoidTransform,
     SoftmaxTransform,
     SoftplusTransform,
+    StackTransform,
+    StickBreakingTransform,
     TanhTransform,
     Transform,
     identity_transform,
@@ -42,9 +51,11 @@ __all__ = [
     "AffineTransform",
     "Bernoulli",
     "Binomial",
+    "CatTransform",
     "Cauchy",
     "Chi2",
     "ComposeTransform",
+    "CumulativeDistributionTransform",
     "ExpTransform",
     "Geometric",
     "Gumbel",
@@ -55,18 +66,25 @@ __all__ = [
     "IndependentTransform",
     "Laplace",
     "LogNormal",
+    "LowerCholeskyTransform",
     "Pareto",
     "Poisson",
+    "PositiveDefiniteTransform",
     "PowerTransform",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
     "ReshapeTransform",
     "SigmoidTransform",
     "SoftmaxTransform",
     "SoftplusTransform",
     "TanhTransform",
+    "StackTransform",
+    "StickBreakingTransform",
     "StudentT",
     "Transform",
     "TransformedDistribution",
     "Weibull",
+    "biject_to",
     "identity_transform",
     "Beta",
     "Categorical",
@@ -75,6 +93,7 @@ __all__ = [
     "Exponential",
     "ExponentialFamily",
     "Gamma",
+    "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
     "NegativeBinomial",
@@ -85,5 +104,6 @@ __all__ = [
     "constraints",
     "kl_divergence",
     "register_kl",
+    "transform_to",
     "transforms",
 ]

@@ -10,6 +10,7 @@ import oneflow
 
 __all__ = [
     "Constraint",
+    "MixtureSameFamilyConstraint",
     "boolean",
     "cat",
     "corr_cholesky",
@@ -134,6 +135,34 @@ class _IndependentConstraint(Constraint):
 
     def __repr__(self) -> str:
         return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a MixtureSameFamily: the component constraint, checked with the mixture
+    dimension added back."""
+
+    def __init__(self, base_constraint: Constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise TypeError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
 class _Boolean(Constraint):
