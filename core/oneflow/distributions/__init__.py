@@ -19,6 +19,7 @@ from oneflow.distributions.mixture_same_family import MixtureSameFamily
 from oneflow.distributions.multinomial import Multinomial, NegativeBinomial
 from oneflow.distributions.multivariate_normal import MultivariateNormal
 from oneflow.distributions.normal import Normal
+from oneflow.distributions.ratio_families import FisherSnedecor, Kumaraswamy, LogisticNormal
 from oneflow.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from oneflow.distributions.student_t import StudentT
 from oneflow.distributions.transformed import HalfCauchy, HalfNormal, InverseGamma, LogNormal
@@ -64,8 +65,10 @@ __all__ = [
     "InverseGamma",
     "Independent",
     "IndependentTransform",
+    "Kumaraswamy",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
     "LowerCholeskyTransform",
     "Pareto",
     "Poisson",
@@ -92,6 +95,7 @@ __all__ = [
     "Distribution",
     "Exponential",
     "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
     "MixtureSameFamily",
     "Multinomial",

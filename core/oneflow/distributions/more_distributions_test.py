@@ -68,7 +68,21 @@ CASES = {
         RNG.normal(size=(4, 2, 3)),
     ),
 }
-NO_ENTROPY = {"poisson", "binomial_logits"}  # torch has none for these
+CASES.update(
+    {
+        "fisher": (
+            lambda m, a, b: m.distributions.FisherSnedecor(a, b),
+            [pos(3), pos(3, low=5.0, high=9.0)],
+            pos(2, 3),
+        ),
+        "kumaraswamy": (
+            lambda m, a, b: m.distributions.Kumaraswamy(a, b),
+            [pos(3, low=1.2), pos(3, low=1.2)],
+            RNG.uniform(0.05, 0.95, (2, 3)),
+        ),
+    }
+)
+NO_ENTROPY = {"fisher", "poisson", "binomial_logits"}  # torch has none for these
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -317,3 +331,19 @@ def test_multinomial_negative_binomial_straight_through():
     np.testing.assert_allclose(g.numpy(), want.numpy(), atol=1e-6)
     with pytest.raises(NotImplementedError, match="inhomogeneous total_count"):
         flow.distributions.Multinomial(flow.tensor(3), probs=flow.tensor(probs))
+
+
+def test_logistic_normal():
+    loc, scale = RNG.normal(size=(2, 3)), pos(2, 3)
+    simplex = RNG.uniform(0.1, 1.0, (5, 2, 4))
+    simplex /= simplex.sum(-1, keepdims=True)
+    run_both(
+        lambda m, a, b: m.distributions.LogisticNormal(a, b), [loc, scale], lambda d, m: d.log_prob(m.tensor(simplex))
+    )
+    d = flow.distributions.LogisticNormal(flow.tensor(loc), flow.tensor(scale))
+    td = torch.distributions.LogisticNormal(torch.tensor(loc), torch.tensor(scale))
+    assert tuple(d.event_shape) == tuple(td.event_shape) == (4,)
+    s = d.rsample((3,))
+    assert tuple(s.shape) == (3, 2, 4) and bool(flow.distributions.constraints.simplex.check(s).all())
+    scalar = flow.distributions.LogisticNormal(0.0, 1.0)
+    assert tuple(scalar.event_shape) == tuple(torch.distributions.LogisticNormal(0.0, 1.0).event_shape) == (2,)
