@@ -15,6 +15,7 @@ from oneflow.distributions.gamma import Chi2, Exponential, Gamma
 from oneflow.distributions.independent import Independent
 from oneflow.distributions.kl import kl_divergence, register_kl
 from oneflow.distributions.laplace import Cauchy, Laplace
+from oneflow.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from oneflow.distributions.mixture_same_family import MixtureSameFamily
 from oneflow.distributions.multinomial import Multinomial, NegativeBinomial
 from oneflow.distributions.multivariate_normal import MultivariateNormal
@@ -69,6 +70,7 @@ __all__ = [
     "Laplace",
     "LogNormal",
     "LogisticNormal",
+    "LowRankMultivariateNormal",
     "LowerCholeskyTransform",
     "Pareto",
     "Poisson",

@@ -18,6 +18,7 @@ from oneflow.distributions.extreme_value import Gumbel, Pareto
 from oneflow.distributions.gamma import Exponential, Gamma
 from oneflow.distributions.independent import Independent
 from oneflow.distributions.laplace import Cauchy, Laplace
+from oneflow.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from oneflow.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from oneflow.distributions.normal import Normal
 from oneflow.distributions.transformed import HalfNormal
@@ -301,6 +302,24 @@ def _kl_pareto_pareto(p, q):
     alpha_ratio = q.alpha / p.alpha
     result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
     return oneflow.where(p.scale < q.scale, _infinite_like(result), result)
+
+
+def _as_full_mvn(d):
+    if isinstance(d, LowRankMultivariateNormal):
+        return MultivariateNormal(d.loc, scale_tril=d.scale_tril, validate_args=False)
+    return d
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_multivariatenormal(p, q):
+    # through the dense Cholesky factor: O(n^3), exact
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two (Low Rank) Multivariate Normals with different event shapes cannot be computed"
+        )
+    return _kl_multivariatenormal_multivariatenormal(_as_full_mvn(p), _as_full_mvn(q))
 
 
 def _infinite_kl(p, q):

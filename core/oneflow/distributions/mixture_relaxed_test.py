@@ -187,3 +187,41 @@ def test_structural_transforms():
     s = RNG.uniform(0.1, 1.0, (5, 4))
     s /= s.sum(-1, keepdims=True)
     assert_close(fd.log_prob(flow.tensor(s)), td.log_prob(torch.tensor(s)))
+
+
+def test_lowrank_multivariate_normal():
+    loc, W, D = RNG.normal(size=(2, 4)), RNG.normal(size=(4, 2)), RNG.uniform(0.5, 2.0, (2, 4))
+    x = RNG.normal(size=(3, 2, 4))
+
+    def make(m, a, w, d):
+        return m.distributions.LowRankMultivariateNormal(a, w, d)
+
+    grads_close(make, [loc, W, D], lambda d, m: d.log_prob(m.tensor(x)))
+    grads_close(make, [loc, W, D], lambda d, m: d.entropy())
+    for attr in ("variance", "covariance_matrix", "precision_matrix", "scale_tril"):
+        grads_close(make, [loc, W, D], lambda d, m: getattr(d, attr))
+    fd = make(flow, *[flow.tensor(a) for a in (loc, W, D)])
+    full = flow.distributions.MultivariateNormal(fd.loc, fd.covariance_matrix)
+    np.testing.assert_allclose(fd.log_prob(flow.tensor(x)).numpy(), full.log_prob(flow.tensor(x)).numpy(), atol=1e-10)
+    flow.manual_seed(1)
+    s = fd.rsample((100_000,)).numpy()[:, 0]
+    np.testing.assert_allclose(np.cov(s.T), fd.covariance_matrix.numpy()[0], atol=0.1)
+    assert tuple(fd.expand((3, 2)).sample().shape) == (3, 2, 4)
+    for m in (flow, torch):
+        with pytest.raises(ValueError, match="cov_factor must be a batch of matrices"):
+            m.distributions.LowRankMultivariateNormal(m.zeros(4), m.zeros(3, 2), m.ones(4))
+
+
+def test_lowrank_kl():
+    arrays = [RNG.normal(size=(3,)), RNG.normal(size=(3, 2)), RNG.uniform(0.5, 2.0, (3,))]
+    arrays += [RNG.normal(size=(3,)), RNG.normal(size=(3, 1)), RNG.uniform(0.5, 2.0, (3,))]
+    cov = RNG.normal(size=(3, 3))
+    arrays.append(cov @ cov.T + 3 * np.eye(3))
+
+    def kls(m, a, w, d, b, v, e, c):
+        D = m.distributions
+        p, q = D.LowRankMultivariateNormal(a, w, d), D.LowRankMultivariateNormal(b, v, e)
+        full = D.MultivariateNormal(b, covariance_matrix=c)
+        return m.stack([D.kl_divergence(p, q), D.kl_divergence(p, full), D.kl_divergence(full, p)])
+
+    grads_close(kls, arrays, lambda d, m: d, atol=1e-9)
