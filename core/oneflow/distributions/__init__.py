@@ -6,6 +6,7 @@ from oneflow.distributions import constraints, transforms
 from oneflow.distributions.bernoulli import Bernoulli
 from oneflow.distributions.categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from oneflow.distributions.constraint_registry import biject_to, transform_to
+from oneflow.distributions.continuous_bernoulli import ContinuousBernoulli
 from oneflow.distributions.dirichlet import Beta, Dirichlet
 from oneflow.distributions.discrete import Binomial, Geometric, Poisson
 from oneflow.distributions.distribution import Distribution
@@ -57,6 +58,7 @@ __all__ = [
     "Cauchy",
     "Chi2",
     "ComposeTransform",
+    "ContinuousBernoulli",
     "CumulativeDistributionTransform",
     "ExpTransform",
     "Geometric",

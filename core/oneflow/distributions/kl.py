@@ -10,6 +10,7 @@ import oneflow
 from oneflow.distributions import _special
 from oneflow.distributions.bernoulli import Bernoulli
 from oneflow.distributions.categorical import Categorical, OneHotCategorical
+from oneflow.distributions.continuous_bernoulli import ContinuousBernoulli
 from oneflow.distributions.dirichlet import Beta, Dirichlet
 from oneflow.distributions.discrete import Binomial, Geometric, Poisson
 from oneflow.distributions.distribution import Distribution
@@ -302,6 +303,14 @@ def _kl_pareto_pareto(p, q):
     alpha_ratio = q.alpha / p.alpha
     result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
     return oneflow.where(p.scale < q.scale, _infinite_like(result), result)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + oneflow.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - oneflow.log1p(-q.probs)
+    return t1 + t2 + t3
 
 
 def _as_full_mvn(d):

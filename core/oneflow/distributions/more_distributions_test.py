@@ -347,3 +347,28 @@ def test_logistic_normal():
     assert tuple(s.shape) == (3, 2, 4) and bool(flow.distributions.constraints.simplex.check(s).all())
     scalar = flow.distributions.LogisticNormal(0.0, 1.0)
     assert tuple(scalar.event_shape) == tuple(torch.distributions.LogisticNormal(0.0, 1.0).event_shape) == (2,)
+
+
+def test_continuous_bernoulli():
+    probs = np.array([0.2, 0.4995, 0.5005, 0.9])  # both sides of the Taylor region around 0.5
+    values = RNG.uniform(0.01, 0.99, (3, 4))
+
+    def make(m, p):
+        return m.distributions.ContinuousBernoulli(probs=p)
+
+    run_both(make, [probs], lambda d, m: d.log_prob(m.tensor(values)))
+    run_both(make, [probs], lambda d, m: d.mean + d.variance)
+    run_both(make, [probs], lambda d, m: d.entropy())
+    run_both(make, [probs], lambda d, m: d.cdf(m.tensor(values)))
+    run_both(make, [probs], lambda d, m: d.icdf(m.tensor(values)))
+    q = np.array([0.7, 0.3, 0.5002, 0.1])
+    run_both(
+        lambda m, a, b: m.distributions.kl_divergence(make(m, a), m.distributions.ContinuousBernoulli(logits=b)),
+        [probs, q],
+        lambda kl, m: kl,
+    )
+    flow.manual_seed(6)
+    d = make(flow, flow.tensor(probs))
+    s = d.sample((N,)).numpy()
+    np.testing.assert_allclose(s.mean(0), d.mean.numpy(), atol=0.01)
+    assert d.rsample((2,)).shape == (2, 4) and bool(d.support.check(d.sample((5,))).all())
