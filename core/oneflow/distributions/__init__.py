@@ -11,7 +11,7 @@ from oneflow.distributions.dirichlet import Beta, Dirichlet
 from oneflow.distributions.discrete import Binomial, Geometric, Poisson
 from oneflow.distributions.distribution import Distribution
 from oneflow.distributions.exp_family import ExponentialFamily
-from oneflow.distributions.extreme_value import Gumbel, Pareto, Weibull
+from oneflow.distributions.extreme_value import GeneralizedPareto, Gumbel, Pareto, Weibull
 from oneflow.distributions.gamma import Chi2, Exponential, Gamma
 from oneflow.distributions.independent import Independent
 from oneflow.distributions.kl import kl_divergence, register_kl
@@ -61,6 +61,7 @@ __all__ = [
     "ContinuousBernoulli",
     "CumulativeDistributionTransform",
     "ExpTransform",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
     "HalfCauchy",

@@ -16,14 +16,14 @@ def pos(*shape, low=0.5, high=3.0):
     return RNG.uniform(low, high, size=shape)
 
 
-def run_both(make, arrays, fn, atol=1e-9):
+def run_both(make, arrays, fn, atol=1e-9, dtype="float64"):
     out = []
     for m in (flow, torch):
-        ps = [m.tensor(a, dtype=m.float64, requires_grad=True) for a in arrays]
+        ps = [m.tensor(a, dtype=getattr(m, dtype), requires_grad=True) for a in arrays]
         value = fn(make(m, *ps), m)
         grads = None
         if value.requires_grad:
-            w = m.tensor(np.linspace(0.5, 1.5, value.numel()).reshape(tuple(value.shape)), dtype=m.float64)
+            w = m.tensor(np.linspace(0.5, 1.5, value.numel()).reshape(tuple(value.shape)), dtype=value.dtype)
             grads = m.autograd.grad((value * w).sum(), ps, allow_unused=True)
         out.append((value, grads))
     (fv, fg), (tv, tg) = out
@@ -33,7 +33,7 @@ def run_both(make, arrays, fn, atol=1e-9):
     if tg is not None:
         for a, b in zip(fg, tg):
             if b is not None:
-                np.testing.assert_allclose(a.numpy(), b.numpy(), atol=1e-8, rtol=1e-7)
+                np.testing.assert_allclose(a.numpy(), b.numpy(), atol=max(atol, 1e-8), rtol=1e-7)
 
 
 CASES = {
@@ -372,3 +372,25 @@ def test_continuous_bernoulli():
     s = d.sample((N,)).numpy()
     np.testing.assert_allclose(s.mean(0), d.mean.numpy(), atol=0.01)
     assert d.rsample((2,)).shape == (2, 4) and bool(d.support.check(d.sample((5,))).all())
+
+
+def test_generalized_pareto():
+    loc, scale, conc = RNG.normal(size=(4,)), pos(4), np.array([-0.3, 0.0, 0.2, 0.4])
+    values = loc + pos(3, 4, low=0.05, high=1.0)  # inside the support for every shape parameter here
+
+    def make(m, a, b, c):
+        return m.distributions.GeneralizedPareto(a, b, c)
+
+    arrays = [loc, scale, conc]
+    # float32: torch's GeneralizedPareto compares the shape with a float32 zero (float64 fails there)
+    f32 = {"atol": 2e-5, "dtype": "float32"}
+    run_both(make, arrays, lambda d, m: d.log_prob(m.tensor(values, dtype=m.float32)), **f32)
+    run_both(make, arrays, lambda d, m: d.cdf(m.tensor(values, dtype=m.float32)), **f32)
+    run_both(make, arrays, lambda d, m: d.icdf(m.tensor([0.3, 0.5, 0.7, 0.9], dtype=m.float32)), **f32)
+    run_both(make, arrays, lambda d, m: d.entropy(), **f32)
+    run_both(make, [loc, scale, np.array([-0.3, 0.0, 0.2, 0.1])], lambda d, m: d.mean + d.variance, **f32)
+    flow.manual_seed(12)
+    d = make(flow, flow.tensor(loc), flow.tensor(scale), flow.tensor([-0.3, 0.0, 0.1, 0.2]))
+    s = d.sample((N,)).numpy()
+    np.testing.assert_array_less(np.abs(s.mean(0) - d.mean.numpy()), 6 * np.sqrt(d.variance.numpy() / N))
+    assert bool(d.support.check(flow.tensor(s)).all())
