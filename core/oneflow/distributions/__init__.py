@@ -48,6 +48,7 @@ from oneflow.distributions.transforms import (
     identity_transform,
 )
 from oneflow.distributions.uniform import Uniform
+from oneflow.distributions.von_mises import VonMises
 
 __all__ = [
     "AbsTransform",
@@ -110,6 +111,7 @@ __all__ = [
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",
     "Uniform",
+    "VonMises",
     "constraints",
     "kl_divergence",
     "register_kl",

@@ -225,3 +225,22 @@ def test_lowrank_kl():
         return m.stack([D.kl_divergence(p, q), D.kl_divergence(p, full), D.kl_divergence(full, p)])
 
     grads_close(kls, arrays, lambda d, m: d, atol=1e-9)
+
+
+def test_von_mises():
+    loc, kappa = RNG.normal(size=(4,)), np.array([0.3, 1.0, 3.0, 12.0])  # both Bessel branches
+    x = RNG.uniform(-7.0, 7.0, (3, 4))
+
+    def make(m, a, k):
+        return m.distributions.VonMises(a, k)
+
+    grads_close(make, [loc, kappa], lambda d, m: d.log_prob(m.tensor(x)))
+    grads_close(make, [loc, kappa], lambda d, m: d.variance + d.mean)
+    flow.manual_seed(3)
+    d = make(flow, flow.tensor(loc), flow.tensor(kappa))
+    s = d.sample((100_000,)).numpy()
+    assert s.shape == (100_000, 4) and (np.abs(s) <= np.pi).all()
+    # circular moments: E[exp(i(x - loc))] = I1/I0 = 1 - variance
+    resultant = np.cos(s - loc).mean(0)
+    np.testing.assert_allclose(resultant, 1 - d.variance.numpy(), atol=0.01)
+    assert tuple(d.expand((2, 4)).sample().shape) == (2, 4)
