@@ -16,6 +16,7 @@ from oneflow.distributions.gamma import Chi2, Exponential, Gamma
 from oneflow.distributions.independent import Independent
 from oneflow.distributions.kl import kl_divergence, register_kl
 from oneflow.distributions.laplace import Cauchy, Laplace
+from oneflow.distributions.lkj_cholesky import LKJCholesky
 from oneflow.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from oneflow.distributions.mixture_same_family import MixtureSameFamily
 from oneflow.distributions.multinomial import Multinomial, NegativeBinomial
@@ -31,6 +32,7 @@ from oneflow.distributions.transforms import (
     AffineTransform,
     CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
     CumulativeDistributionTransform,
     ExpTransform,
     IndependentTransform,
@@ -60,6 +62,7 @@ __all__ = [
     "Chi2",
     "ComposeTransform",
     "ContinuousBernoulli",
+    "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "ExpTransform",
     "GeneralizedPareto",
@@ -71,6 +74,7 @@ __all__ = [
     "Independent",
     "IndependentTransform",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",

@@ -146,3 +146,9 @@ def _biject_to_stack(constraint):
 @transform_to.register(constraints.stack)
 def _transform_to_stack(constraint):
     return transforms.StackTransform([transform_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@biject_to.register(constraints.corr_cholesky)
+@transform_to.register(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint):
+    return transforms.CorrCholeskyTransform()

@@ -244,3 +244,44 @@ def test_von_mises():
     resultant = np.cos(s - loc).mean(0)
     np.testing.assert_allclose(resultant, 1 - d.variance.numpy(), atol=0.01)
     assert tuple(d.expand((2, 4)).sample().shape) == (2, 4)
+
+
+def test_corr_cholesky_and_lkj():
+    x = RNG.normal(size=(2, 6))
+    (t, tt) = both(lambda m: m.distributions.CorrCholeskyTransform())
+    fx, tx = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    y, ty = t(fx), tt(tx)
+    assert tuple(y.shape) == (2, 4, 4) and bool(flow.distributions.constraints.corr_cholesky.check(y).all())
+    assert_close(y, ty)
+    assert_close(t.inv(y), tx)
+    ladj, tladj = t.log_abs_det_jacobian(fx, y), tt.log_abs_det_jacobian(tx, ty)
+    assert_close(ladj, tladj)
+    (g,) = flow.autograd.grad(ladj.sum() + y.sum(), fx)
+    (tg,) = torch.autograd.grad(tladj.sum() + ty.sum(), tx)
+    assert_close(g, tg)
+    assert isinstance(flow.distributions.biject_to(flow.distributions.constraints.corr_cholesky), type(t))
+    from torch.distributions import utils as tu
+
+    from oneflow.distributions.utils import tril_matrix_to_vec, vec_to_tril_matrix
+
+    mat = RNG.normal(size=(3, 4, 4))
+    for diag in (-2, -1, 0, 1):
+        v = tril_matrix_to_vec(flow.tensor(mat), diag)
+        assert_close(v, tu.tril_matrix_to_vec(torch.tensor(mat), diag))
+        assert_close(vec_to_tril_matrix(v, diag), tu.vec_to_tril_matrix(torch.tensor(v.numpy()), diag))
+    with pytest.raises(ValueError, match="cannot be expressed"):
+        vec_to_tril_matrix(flow.zeros(4))
+
+    eta = np.array([0.5, 2.0])
+    sample = torch.distributions.LKJCholesky(4, torch.tensor(eta)).sample((5,)).numpy()
+    grads_close(lambda m, e: m.distributions.LKJCholesky(4, e), [eta], lambda d, m: d.log_prob(m.tensor(sample)))
+    flow.manual_seed(10)
+    d = flow.distributions.LKJCholesky(3, flow.tensor(eta, dtype=flow.float64))
+    s = d.sample((40_000,))
+    assert tuple(s.shape) == (40_000, 2, 3, 3) and bool(d.support.check(s).all())
+    corr = (s @ s.transpose(-2, -1)).numpy()[..., 1, 0]  # the marginal of one correlation
+    beta = eta - 1 + 3 / 2  # (r + 1) / 2 ~ Beta(beta, beta)
+    np.testing.assert_allclose(corr.mean(0), 0.0, atol=0.02)
+    np.testing.assert_allclose(corr.var(0), 1 / (2 * beta + 1), rtol=0.05)
+    with pytest.raises(ValueError, match="greater than or equal to 2"):
+        flow.distributions.LKJCholesky(1)

@@ -3,13 +3,16 @@ and positive-definite maps, per-piece (Cat) and per-slice (Stack) transforms, an
 
 from __future__ import annotations
 
+import math
+
 import oneflow
 from oneflow.distributions import constraints
 from oneflow.distributions.transforms import Transform
-from oneflow.distributions.utils import _sum_rightmost
+from oneflow.distributions.utils import _sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = [
     "CatTransform",
+    "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "LowerCholeskyTransform",
     "PositiveDefiniteTransform",
@@ -245,3 +248,55 @@ class CumulativeDistributionTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return self.distribution.log_prob(x)
+
+
+class CorrCholeskyTransform(Transform):
+    """Maps ``D (D - 1) / 2`` unconstrained reals to the Cholesky factor of a ``D x D``
+    correlation matrix (lower triangular, unit-norm rows, positive diagonal): tanh into (-1, 1),
+    then stick breaking along each row."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, CorrCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        eps = oneflow.finfo(x.dtype).eps
+        x = oneflow.tanh(x).clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        z1m_cumprod_sqrt = (1 - r**2).sqrt().cumprod(-1)
+        r = r + oneflow.eye(r.shape[-1], dtype=r.dtype)
+        return r * oneflow.nn.functional.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - (y * y).cumsum(-1)
+        y_cumsum_shifted = oneflow.nn.functional.pad(y_cumsum[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(y_cumsum_shifted, diag=-1).sqrt()
+        return (t.log1p() - (-t).log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        y1m_cumsum = 1 - (y * y).cumsum(-1)
+        stick_breaking_logdet = 0.5 * tril_matrix_to_vec(y1m_cumsum, diag=-2).log().sum(-1)
+        tanh_logdet = -2 * (x + oneflow.nn.functional.softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return tuple(shape[:-1]) + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return tuple(shape[:-2]) + (d * (d - 1) // 2,)

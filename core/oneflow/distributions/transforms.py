@@ -14,6 +14,7 @@ __all__ = [
     "AffineTransform",
     "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
@@ -580,6 +581,7 @@ class SoftmaxTransform(Transform):
 # Last: the structured transforms build on the ones above.
 from oneflow.distributions.structured_transforms import (  # noqa: E402
     CatTransform,
+    CorrCholeskyTransform,
     CumulativeDistributionTransform,
     LowerCholeskyTransform,
     PositiveDefiniteTransform,

@@ -7,7 +7,15 @@ from functools import update_wrapper
 
 import oneflow
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = [
+    "broadcast_all",
+    "clamp_probs",
+    "lazy_property",
+    "logits_to_probs",
+    "probs_to_logits",
+    "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
+]
 
 
 def broadcast_all(*values):
@@ -73,3 +81,40 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def _tril_selector(n: int, diag: int, dtype):
+    """A (count, n * n) 0/1 matrix picking the entries on or below diagonal ``diag``, row by row."""
+    rows = [i * n + j for i in range(n) for j in range(n) if j < i + diag + 1]
+    select = oneflow.zeros((len(rows), n * n), dtype=dtype)
+    for k, flat in enumerate(rows):
+        select[k, flat] = 1
+    return select
+
+
+def tril_matrix_to_vec(mat, diag: int = 0):
+    """The entries of (a batch of) ``n x n`` matrices on or below diagonal ``diag``, row by row."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    flat = mat.reshape(tuple(mat.shape[:-2]) + (n * n,))
+    return flat @ _tril_selector(n, diag, mat.dtype).transpose(0, 1)
+
+
+def vec_to_tril_matrix(vec, diag: int = 0):
+    """The inverse of :func:`tril_matrix_to_vec`: (a batch of) lower-triangular ``n x n`` matrices
+    whose entries on or below diagonal ``diag`` come from ``vec`` row by row.
+
+    Raises:
+        ValueError: when ``vec``'s length fits no square matrix.
+    """
+    m = vec.shape[-1]
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if abs(round(n) - n) > 1e-6:
+        raise ValueError(
+            f"The size of last dimension is {m} which cannot be expressed as the lower triangular part of a"
+            " square D x D matrix."
+        )
+    n = round(n)
+    flat = vec @ _tril_selector(n, diag, vec.dtype)
+    return flat.reshape(tuple(vec.shape[:-1]) + (n, n))
