@@ -51,6 +51,7 @@ from oneflow.distributions.transforms import (
 )
 from oneflow.distributions.uniform import Uniform
 from oneflow.distributions.von_mises import VonMises
+from oneflow.distributions.wishart import Wishart
 
 __all__ = [
     "AbsTransform",
@@ -97,6 +98,7 @@ __all__ = [
     "Transform",
     "TransformedDistribution",
     "Weibull",
+    "Wishart",
     "biject_to",
     "identity_transform",
     "Beta",

@@ -285,3 +285,35 @@ def test_corr_cholesky_and_lkj():
     np.testing.assert_allclose(corr.var(0), 1 / (2 * beta + 1), rtol=0.05)
     with pytest.raises(ValueError, match="greater than or equal to 2"):
         flow.distributions.LKJCholesky(1)
+
+
+def _spd(n, batch=()):
+    a = RNG.normal(size=batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+@pytest.mark.parametrize("param", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_wishart(param):
+    df = np.array([4.5, 6.0])
+    mat = _spd(3, (2,))
+    if param == "scale_tril":
+        mat = np.linalg.cholesky(mat)
+    x = np.stack([_spd(3, (2,)) for _ in range(3)])
+
+    def make(m, nu, p):
+        # tril(): torch's cholesky_solve gives the unused upper triangle a gradient, ours does not
+        return m.distributions.Wishart(nu, **{param: p.tril() if param == "scale_tril" else p})
+
+    grads_close(make, [df, mat], lambda d, m: d.log_prob(m.tensor(x)), atol=1e-8)
+    grads_close(make, [df, mat], lambda d, m: d.entropy(), atol=1e-8)
+    grads_close(make, [df, mat], lambda d, m: d.mean + d.variance + d.mode, atol=1e-8)
+    d = make(flow, flow.tensor(df), flow.tensor(mat))
+    s = d.rsample((4,))
+    assert tuple(s.shape) == (4, 2, 3, 3) and bool(d.support.check(s).all())
+    if param == "covariance_matrix":
+        flow.manual_seed(4)
+        s = d.sample((20_000,)).numpy()
+        np.testing.assert_allclose(s.mean(0), d.mean.numpy(), rtol=0.05, atol=0.3)
+        for m in (flow, torch):
+            with pytest.raises(ValueError, match="expected to be greater than ndim - 1"):
+                m.distributions.Wishart(m.tensor(1.0), m.eye(3))
