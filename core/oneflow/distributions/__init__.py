@@ -2,7 +2,11 @@
 ``torch.distributions``: parameters and values are oneflow Tensors, gradients flow through
 ``log_prob``, ``entropy``, ``kl_divergence`` and ``rsample``."""
 
-from oneflow.distributions import constraints, transforms
+from oneflow.distributions import (
+    constraints,
+    kl_cross,  # noqa: F401 (registers the cross-family KLs)
+    transforms,
+)
 from oneflow.distributions.bernoulli import Bernoulli
 from oneflow.distributions.categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from oneflow.distributions.constraint_registry import biject_to, transform_to

@@ -167,3 +167,56 @@ def test_register_kl_dispatch_and_errors():
         D.kl_divergence(
             D.MultivariateNormal(flow.zeros(2), flow.eye(2)), D.MultivariateNormal(flow.zeros(3), flow.eye(3))
         )
+
+
+# One maker per family, on parameters drawn per test: (make(m, *params), parameter arrays).
+def _families():
+    u = RNG.uniform
+    return {
+        "Bernoulli": (lambda m, p: m.distributions.Bernoulli(p), [u(0.1, 0.9, 3)]),
+        "Beta": (lambda m, a, b: m.distributions.Beta(a, b), [u(0.5, 3, 3), u(0.5, 3, 3)]),
+        "Binomial": (lambda m, p: m.distributions.Binomial(5, p), [u(0.1, 0.9, 3)]),
+        "ContinuousBernoulli": (lambda m, p: m.distributions.ContinuousBernoulli(p), [u(0.1, 0.9, 3)]),
+        "Exponential": (lambda m, r: m.distributions.Exponential(r), [u(0.5, 3, 3)]),
+        "Gamma": (lambda m, a, b: m.distributions.Gamma(a, b), [u(0.5, 3, 3), u(0.5, 3, 3)]),
+        "Gumbel": (lambda m, a, b: m.distributions.Gumbel(a, b), [u(-1, 1, 3), u(0.5, 2, 3)]),
+        "Laplace": (lambda m, a, b: m.distributions.Laplace(a, b), [u(-1, 1, 3), u(0.5, 2, 3)]),
+        "Normal": (lambda m, a, b: m.distributions.Normal(a, b), [u(-1, 1, 3), u(0.5, 2, 3)]),
+        "Pareto": (lambda m, s, a: m.distributions.Pareto(s, a), [u(0.1, 0.5, 3), np.array([0.8, 1.5, 3.0])]),
+        "Poisson": (lambda m, r: m.distributions.Poisson(r), [u(0.5, 3, 3)]),
+        # supports: [0.2, 0.7] inside (0, 1), [0.5, 2] past 1, [-0.5, 0.5] below 0
+        "Uniform": (
+            lambda m, a, b: m.distributions.Uniform(a, b),
+            [np.array([0.2, 0.5, -0.5]), np.array([0.7, 2, 0.5])],
+        ),
+    }
+
+
+def _cross_pairs():
+    from oneflow.distributions.kl import _KL_REGISTRY
+
+    names = set(_families())
+    return sorted(
+        (p.__name__, q.__name__) for p, q in _KL_REGISTRY if p is not q and p.__name__ in names and q.__name__ in names
+    )
+
+
+@pytest.mark.parametrize("pair", _cross_pairs(), ids=lambda pq: f"{pq[0]}-{pq[1]}")
+def test_cross_family_kl(pair):
+    fams = _families()
+    (make_p, arrays_p), (make_q, arrays_q) = fams[pair[0]], fams[pair[1]]
+    n = len(arrays_p)
+    results = []
+    for m in (flow, torch):
+        ps = [m.tensor(a, dtype=m.float64, requires_grad=True) for a in arrays_p + arrays_q]
+        kl = m.distributions.kl_divergence(make_p(m, *ps[:n]), make_q(m, *ps[n:]))
+        finite = m.isfinite(kl)
+        total = m.where(finite, kl, m.zeros_like(kl)).sum()
+        grads = m.autograd.grad(total, ps, allow_unused=True) if total.requires_grad else [None] * len(ps)
+        results.append((kl, grads))
+    (fk, fg), (tk, tg) = results
+    np.testing.assert_allclose(fk.detach().numpy(), tk.detach().numpy(), atol=1e-9, rtol=1e-9)
+    for a, b, x in zip(fg, tg, arrays_p + arrays_q):
+        a = np.zeros_like(x) if a is None else a.numpy()  # None: no path from that parameter
+        b = np.zeros_like(x) if b is None else b.numpy()
+        np.testing.assert_allclose(a, b, atol=1e-8, rtol=1e-7)
