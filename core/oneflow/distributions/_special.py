@@ -107,7 +107,7 @@ def standard_gamma_grad(alpha, x):
         log_pdf = (a - 1) * np.log(v) - v - lg
         grad = -dp / np.exp(log_pdf)
     grad = np.where(np.isfinite(grad), grad, 0.0)
-    return oneflow.tensor(grad, dtype=x.dtype)
+    return oneflow.tensor(grad, dtype=x.dtype, device=x.device)
 
 
 def _sample_standard_gamma(alpha):
@@ -119,10 +119,10 @@ def _sample_standard_gamma(alpha):
     d = a1 - 1.0 / 3
     c = 1.0 / oneflow.sqrt(9 * d)
     result = oneflow.zeros_like(a)
-    done = oneflow.zeros(a.shape, dtype=oneflow.bool)
+    done = oneflow.zeros(a.shape, dtype=oneflow.bool, device=a.device)
     for _ in range(100):  # each round accepts with probability > 0.95
-        z = oneflow.randn(a.shape, dtype=oneflow.float64)
-        u = oneflow.rand(a.shape, dtype=oneflow.float64)
+        z = oneflow.randn(a.shape, dtype=oneflow.float64, device=a.device)
+        u = oneflow.rand(a.shape, dtype=oneflow.float64, device=a.device)
         v = (1 + c * z) ** 3
         ok = (v > 0) & (oneflow.log(u) < 0.5 * z * z + d - d * v + d * oneflow.log(v.clamp(min=1e-300)))
         take = ok & ~done
@@ -130,7 +130,7 @@ def _sample_standard_gamma(alpha):
         done = done | ok
         if bool(done.all()):
             break
-    u = oneflow.rand(a.shape, dtype=oneflow.float64)
+    u = oneflow.rand(a.shape, dtype=oneflow.float64, device=a.device)
     scale = oneflow.where(boost, u ** (1.0 / a), oneflow.ones_like(a))
     tiny = oneflow.finfo(alpha.dtype).tiny
     return (result * scale).clamp(min=tiny).to(alpha.dtype)
@@ -163,7 +163,7 @@ class _GammaInc(Function):
         xn = x.detach().to(oneflow.float64).numpy()
         an, xn = np.broadcast_arrays(an, xn)
         p = _lower_gamma_regularized(an.astype(np.float64).copy(), xn.astype(np.float64).copy())
-        return oneflow.tensor(p, dtype=x.dtype)
+        return oneflow.tensor(p, dtype=x.dtype, device=x.device)
 
     @staticmethod
     def backward(ctx, grad):
@@ -177,8 +177,8 @@ class _GammaInc(Function):
         lg = _lgamma(an)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             dx = np.where(xn > 0, np.exp((an - 1) * np.log(np.where(xn > 0, xn, 1.0)) - xn - lg), 0.0)
-        ga = grad * oneflow.tensor(da, dtype=grad.dtype)
-        gx = grad * oneflow.tensor(dx, dtype=grad.dtype)
+        ga = grad * oneflow.tensor(da, dtype=grad.dtype, device=grad.device)
+        gx = grad * oneflow.tensor(dx, dtype=grad.dtype, device=grad.device)
         return _reduce_to(ga, a.shape), _reduce_to(gx, x.shape)
 
 

@@ -73,7 +73,9 @@ class Categorical(Distribution):
 
     @property
     def mean(self):
-        return oneflow.full(tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype)
+        return oneflow.full(
+            tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype, device=self.probs.device
+        )
 
     @property
     def mode(self):
@@ -81,7 +83,9 @@ class Categorical(Distribution):
 
     @property
     def variance(self):
-        return oneflow.full(tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype)
+        return oneflow.full(
+            tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype, device=self.probs.device
+        )
 
     def sample(self, sample_shape=()):
         # Inverse CDF: the category is the number of cumulative probabilities below a uniform.
@@ -89,7 +93,7 @@ class Categorical(Distribution):
         with oneflow.no_grad():
             cdf = self.probs.to(oneflow.float64).cumsum(-1)
             cdf = cdf / cdf[..., -1:]
-            u = oneflow.rand(shape, dtype=oneflow.float64).unsqueeze(-1)
+            u = oneflow.rand(shape, dtype=oneflow.float64, device=cdf.device).unsqueeze(-1)
             index = (cdf.expand(shape + (self._num_events,)) <= u).sum(-1)
             return index.clamp(max=self._num_events - 1).to(oneflow.int64)
 
@@ -108,7 +112,7 @@ class Categorical(Distribution):
         return -p_log_p.sum(-1)
 
     def enumerate_support(self, expand: bool = True):
-        values = oneflow.arange(self._num_events, dtype=oneflow.int64)
+        values = oneflow.arange(self._num_events, dtype=oneflow.int64, device=self._param.device)
         values = values.reshape((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
@@ -187,7 +191,7 @@ class OneHotCategorical(Distribution):
 
     def enumerate_support(self, expand: bool = True):
         n = self.event_shape[0]
-        values = oneflow.eye(n, dtype=self._param.dtype)
+        values = oneflow.eye(n, dtype=self._param.dtype, device=self._param.device)
         values = values.reshape((n,) + (1,) * len(self.batch_shape) + (n,))
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))

@@ -319,7 +319,7 @@ class _Square(Constraint):
 
     def check(self, value):
         n = value.shape[-2] == value.shape[-1]
-        return oneflow.full(value.shape[:-2], n, dtype=oneflow.bool)
+        return oneflow.full(value.shape[:-2], n, dtype=oneflow.bool, device=value.device)
 
 
 class _Symmetric(_Square):

@@ -111,12 +111,12 @@ class ContinuousBernoulli(ExponentialFamily):
         return self._param.size()
 
     def sample(self, sample_shape=()):
-        u = oneflow.rand(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype)
+        u = oneflow.rand(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype, device=self.probs.device)
         with oneflow.no_grad():
             return self.icdf(u)
 
     def rsample(self, sample_shape=()):
-        u = oneflow.rand(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype)
+        u = oneflow.rand(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype, device=self.probs.device)
         return self.icdf(u)
 
     def log_prob(self, value):

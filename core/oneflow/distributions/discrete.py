@@ -27,7 +27,7 @@ def _sample_poisson(rate):
     for _ in range(200):
         if not bool(active.any()):
             break
-        product = product * oneflow.rand(lam.shape, dtype=oneflow.float64)
+        product = product * oneflow.rand(lam.shape, dtype=oneflow.float64, device=lam.device)
         still = active & (product > limit)
         count = count + still.to(oneflow.float64)
         active = still
@@ -43,8 +43,8 @@ def _sample_poisson(rate):
     for _ in range(100):
         if bool(done.all()):
             break
-        u = oneflow.rand(lam.shape, dtype=oneflow.float64) - 0.5
-        v = oneflow.rand(lam.shape, dtype=oneflow.float64)
+        u = oneflow.rand(lam.shape, dtype=oneflow.float64, device=lam.device) - 0.5
+        v = oneflow.rand(lam.shape, dtype=oneflow.float64, device=lam.device)
         us = 0.5 - u.abs()
         k = oneflow.floor((2 * a / us + b) * u + lam_l + 0.43)
         quick = (us >= 0.07) & (v <= vr)
@@ -191,7 +191,7 @@ class Binomial(Distribution):
             n_max = int(self.total_count.max()) if self.total_count.numel() else 0
             probs = self.probs.expand(shape).unsqueeze(-1).expand(shape + (n_max,))
             trials = oneflow.bernoulli(probs)
-            index = oneflow.arange(n_max, dtype=probs.dtype)
+            index = oneflow.arange(n_max, dtype=probs.dtype, device=probs.device)
             counted = trials * (index < self.total_count.expand(shape).unsqueeze(-1)).to(probs.dtype)
             return counted.sum(-1)
 
@@ -219,7 +219,7 @@ class Binomial(Distribution):
         total_count = int(self.total_count.max())
         if not int(self.total_count.min()) == total_count:
             raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
-        values = oneflow.arange(1 + total_count, dtype=self._param.dtype)
+        values = oneflow.arange(1 + total_count, dtype=self._param.dtype, device=self._param.device)
         values = values.reshape((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
@@ -296,7 +296,7 @@ class Geometric(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         tiny = oneflow.finfo(self.probs.dtype).tiny
         with oneflow.no_grad():
-            u = oneflow.rand(shape, dtype=self.probs.dtype).clamp(min=tiny)
+            u = oneflow.rand(shape, dtype=self.probs.dtype, device=self.probs.device).clamp(min=tiny)
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value):

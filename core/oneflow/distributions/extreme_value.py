@@ -210,7 +210,7 @@ class GeneralizedPareto(Distribution):
         return eq_zero, oneflow.where(eq_zero, oneflow.ones_like(self.concentration), self.concentration)
 
     def rsample(self, sample_shape=()):
-        u = oneflow.rand(tuple(self._extended_shape(sample_shape)), dtype=self.loc.dtype)
+        u = oneflow.rand(tuple(self._extended_shape(sample_shape)), dtype=self.loc.dtype, device=self.loc.device)
         return self.icdf(u)
 
     def log_prob(self, value):

@@ -135,7 +135,9 @@ class Exponential(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        u = oneflow.rand(shape, dtype=self.rate.dtype).clamp(min=oneflow.finfo(self.rate.dtype).tiny)
+        u = oneflow.rand(shape, dtype=self.rate.dtype, device=self.rate.device).clamp(
+            min=oneflow.finfo(self.rate.dtype).tiny
+        )
         return -oneflow.log(u) / self.rate
 
     def log_prob(self, value):

@@ -334,7 +334,8 @@ def _kl_lowrank_multivariatenormal(p, q):
 def _infinite_kl(p, q):
     """KL of a distribution whose support is not inside the other's: infinite over the batch."""
     shape = oneflow.broadcast_shapes(tuple(p.batch_shape), tuple(q.batch_shape))
-    return oneflow.full(tuple(shape), math.inf, dtype=oneflow.get_default_dtype())
+    like = next(v for v in vars(p).values() if isinstance(v, oneflow.Tensor))
+    return oneflow.full(tuple(shape), math.inf, dtype=like.dtype, device=like.device)
 
 
 # Supports that overflow the other's (real line into a half line or an interval, etc.).

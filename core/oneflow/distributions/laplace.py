@@ -42,7 +42,9 @@ class _LocScale(Distribution):
     def _uniform(self, sample_shape, low: float):
         shape = tuple(self._extended_shape(sample_shape))
         finfo = oneflow.finfo(self.loc.dtype)
-        return oneflow.rand(shape, dtype=self.loc.dtype) * (1 - low - finfo.eps) + low + finfo.eps
+        return (
+            oneflow.rand(shape, dtype=self.loc.dtype, device=self.loc.device) * (1 - low - finfo.eps) + low + finfo.eps
+        )
 
 
 class Laplace(_LocScale):
@@ -100,11 +102,11 @@ class Cauchy(_LocScale):
 
     @property
     def mean(self):
-        return oneflow.full(tuple(self._extended_shape()), math.nan, dtype=self.loc.dtype)
+        return oneflow.full(tuple(self._extended_shape()), math.nan, dtype=self.loc.dtype, device=self.loc.device)
 
     @property
     def variance(self):
-        return oneflow.full(tuple(self._extended_shape()), math.inf, dtype=self.loc.dtype)
+        return oneflow.full(tuple(self._extended_shape()), math.inf, dtype=self.loc.dtype, device=self.loc.device)
 
     def rsample(self, sample_shape=()):
         u = self._uniform(sample_shape, 0.0)

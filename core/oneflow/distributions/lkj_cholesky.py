@@ -42,8 +42,8 @@ class LKJCholesky(Distribution):
         (self.concentration,) = broadcast_all(concentration)
         batch_shape = self.concentration.size()
         marginal_conc = self.concentration + 0.5 * (self.dim - 2)
-        offset = oneflow.arange(self.dim - 1, dtype=self.concentration.dtype)
-        offset = oneflow.cat([oneflow.zeros((1,), dtype=offset.dtype), offset])
+        offset = oneflow.arange(self.dim - 1, dtype=self.concentration.dtype, device=self.concentration.device)
+        offset = oneflow.cat([oneflow.zeros((1,), dtype=offset.dtype, device=offset.device), offset])
         self._beta = Beta(offset + 0.5, marginal_conc.unsqueeze(-1) - 0.5 * offset)
         super().__init__(batch_shape, (dim, dim), validate_args)
 
@@ -60,10 +60,10 @@ class LKJCholesky(Distribution):
     def sample(self, sample_shape=()):
         with oneflow.no_grad():
             y = self._beta.sample(sample_shape).unsqueeze(-1)
-            u = oneflow.randn(tuple(self._extended_shape(sample_shape)), dtype=y.dtype).tril(-1)
+            u = oneflow.randn(tuple(self._extended_shape(sample_shape)), dtype=y.dtype, device=y.device).tril(-1)
             norm = u.pow(2).sum(-1, keepdim=True).sqrt()
             u_sphere = u / norm
-            first_row = oneflow.arange(self.dim).reshape(-1, 1) == 0
+            first_row = oneflow.arange(self.dim, device=y.device).reshape(-1, 1) == 0
             u_sphere = oneflow.where(first_row, oneflow.zeros_like(u_sphere), u_sphere)
             w = y.sqrt() * u_sphere
             diag = (1 - w.pow(2).sum(-1)).clamp(min=oneflow.finfo(w.dtype).tiny).sqrt()
@@ -73,7 +73,7 @@ class LKJCholesky(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         diag_elems = value.diagonal(dim1=-1, dim2=-2)[..., 1:]
-        order = oneflow.arange(2, self.dim + 1, dtype=value.dtype)
+        order = oneflow.arange(2, self.dim + 1, dtype=value.dtype, device=value.device)
         order = 2 * (self.concentration - 1).unsqueeze(-1) + self.dim - order
         unnormalized = (order * diag_elems.log()).sum(-1)
         dm1 = self.dim - 1

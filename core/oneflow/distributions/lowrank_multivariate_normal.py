@@ -14,7 +14,7 @@ __all__ = ["LowRankMultivariateNormal"]
 
 
 def _eye_like(n: int, like):
-    return oneflow.eye(n, dtype=like.dtype)
+    return oneflow.eye(n, dtype=like.dtype, device=like.device)
 
 
 def _capacitance_tril(W, D):
@@ -137,8 +137,8 @@ class LowRankMultivariateNormal(Distribution):
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         w_shape = shape[:-1] + tuple(self.cov_factor.shape[-1:])
-        eps_w = oneflow.randn(w_shape, dtype=self.loc.dtype)
-        eps_d = oneflow.randn(shape, dtype=self.loc.dtype)
+        eps_w = oneflow.randn(w_shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps_d = oneflow.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_w) + self._unbroadcasted_cov_diag.sqrt() * eps_d
 
     def log_prob(self, value):

@@ -76,7 +76,9 @@ class Multinomial(Distribution):
             draws = self._categorical.sample((self.total_count,) + sample_shape)
             one_hot = oneflow.nn.functional.one_hot(draws, k).to(self.probs.dtype)
             if self.total_count == 0:
-                return oneflow.zeros(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype)
+                return oneflow.zeros(
+                    tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype, device=self.probs.device
+                )
             return one_hot.sum(0)
 
     def log_prob(self, value):
@@ -90,7 +92,7 @@ class Multinomial(Distribution):
         return log_factorial_n - log_factorial_xs + (logits * value).sum(-1)
 
     def entropy(self):
-        n = oneflow.tensor(float(self.total_count), dtype=self.probs.dtype)
+        n = oneflow.tensor(float(self.total_count), dtype=self.probs.dtype, device=self.probs.device)
         term1 = n * self._categorical.entropy() - oneflow.lgamma(n + 1)
         support = self._binomial.enumerate_support(expand=False)[1:]
         binomial_probs = oneflow.exp(self._binomial.log_prob(support))

@@ -33,7 +33,7 @@ def _precision_to_scale_tril(P):
     # gives an upper factor U of P (P = U^T U) and so L = U^{-1}, lower triangular.
     Lf = oneflow.linalg.cholesky(oneflow.flip(P, (-2, -1)))
     L_inv = oneflow.transpose(oneflow.flip(Lf, (-2, -1)), -2, -1)
-    eye = oneflow.eye(P.shape[-1], dtype=P.dtype).expand(tuple(L_inv.shape))
+    eye = oneflow.eye(P.shape[-1], dtype=P.dtype, device=P.device).expand(tuple(L_inv.shape))
     return oneflow.linalg.solve_triangular(L_inv, eye, upper=False)
 
 
@@ -125,7 +125,7 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self):
         L = self._unbroadcasted_scale_tril
-        eye = oneflow.eye(self._event_shape[0], dtype=self.loc.dtype).expand(tuple(L.shape))
+        eye = oneflow.eye(self._event_shape[0], dtype=self.loc.dtype, device=self.loc.device).expand(tuple(L.shape))
         L_inv = oneflow.linalg.solve_triangular(L, eye, upper=False)
         return oneflow.matmul(L_inv.transpose(-2, -1), L_inv).expand(
             tuple(self._batch_shape) + tuple(self._event_shape) * 2
@@ -145,7 +145,7 @@ class MultivariateNormal(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        eps = oneflow.randn(shape, dtype=self.loc.dtype)
+        eps = oneflow.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
     def log_prob(self, value):

@@ -71,7 +71,7 @@ class Normal(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        eps = oneflow.randn(tuple(shape), dtype=self.loc.dtype)
+        eps = oneflow.randn(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + eps * self.scale
 
     def log_prob(self, value):

@@ -72,7 +72,7 @@ class LogitRelaxedBernoulli(Distribution):
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         probs = clamp_probs(self.probs.expand(shape))
-        uniforms = clamp_probs(oneflow.rand(shape, dtype=probs.dtype))
+        uniforms = clamp_probs(oneflow.rand(shape, dtype=probs.dtype, device=probs.device))
         return (uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()) / self.temperature
 
     def log_prob(self, value):
@@ -162,7 +162,7 @@ class ExpRelaxedCategorical(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        uniforms = clamp_probs(oneflow.rand(shape, dtype=self.logits.dtype))
+        uniforms = clamp_probs(oneflow.rand(shape, dtype=self.logits.dtype, device=self.logits.device))
         gumbels = -((-(uniforms.log())).log())
         scores = (self.logits + gumbels) / self.temperature
         return scores - scores.logsumexp(dim=-1, keepdim=True)

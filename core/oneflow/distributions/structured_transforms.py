@@ -36,7 +36,7 @@ class StickBreakingTransform(Transform):
 
     @staticmethod
     def _offset(n: int, like):
-        return n - oneflow.arange(n, dtype=like.dtype)  # K-1, ..., 1 for the K-1 inputs
+        return n - oneflow.arange(n, dtype=like.dtype, device=like.device)  # K-1, ..., 1 for the K-1 inputs
 
     def _call(self, x):
         offset = self._offset(x.shape[-1], x)
@@ -269,7 +269,7 @@ class CorrCholeskyTransform(Transform):
         x = oneflow.tanh(x).clamp(min=-1 + eps, max=1 - eps)
         r = vec_to_tril_matrix(x, diag=-1)
         z1m_cumprod_sqrt = (1 - r**2).sqrt().cumprod(-1)
-        r = r + oneflow.eye(r.shape[-1], dtype=r.dtype)
+        r = r + oneflow.eye(r.shape[-1], dtype=r.dtype, device=r.device)
         return r * oneflow.nn.functional.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
 
     def _inverse(self, y):

@@ -61,7 +61,7 @@ class StudentT(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        x = oneflow.randn(shape, dtype=self.df.dtype)
+        x = oneflow.randn(shape, dtype=self.df.dtype, device=self.df.device)
         z = self._chi2.rsample(sample_shape)
         return self.loc + self.scale * x * oneflow.rsqrt(z / self.df)
 

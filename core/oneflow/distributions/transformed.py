@@ -142,7 +142,7 @@ class HalfCauchy(TransformedDistribution):
 
     @property
     def mean(self):
-        return oneflow.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype)
+        return oneflow.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype, device=self.scale.device)
 
     @property
     def mode(self):
@@ -185,7 +185,7 @@ class InverseGamma(TransformedDistribution):
 
     def __init__(self, concentration, rate, validate_args=None):
         base_dist = Gamma(concentration, rate, validate_args=validate_args)
-        neg_one = -oneflow.ones((), dtype=base_dist.rate.dtype)
+        neg_one = -oneflow.ones((), dtype=base_dist.rate.dtype, device=base_dist.rate.device)
         super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -347,7 +347,7 @@ class ReshapeTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         batch = tuple(x.shape[: x.dim() - len(self.in_shape)])
-        return oneflow.zeros(batch, dtype=x.dtype)
+        return oneflow.zeros(batch, dtype=x.dtype, device=x.device)
 
     def forward_shape(self, shape):
         return tuple(shape[: len(shape) - len(self.in_shape)]) + tuple(self.out_shape)

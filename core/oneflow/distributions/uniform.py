@@ -66,7 +66,7 @@ class Uniform(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        rand = oneflow.rand(tuple(shape), dtype=self.low.dtype)
+        rand = oneflow.rand(tuple(shape), dtype=self.low.dtype, device=self.low.device)
         return self.low + rand * (self.high - self.low)
 
     def log_prob(self, value):

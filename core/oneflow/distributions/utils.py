@@ -31,7 +31,9 @@ def broadcast_all(*values):
         dtype = oneflow.get_default_dtype()
         return tuple(oneflow.tensor(v, dtype=dtype) for v in values)
     like = next(v for v in values if isinstance(v, oneflow.Tensor))
-    tensors = [v if isinstance(v, oneflow.Tensor) else oneflow.tensor(v, dtype=like.dtype) for v in values]
+    tensors = [
+        v if isinstance(v, oneflow.Tensor) else oneflow.tensor(v, dtype=like.dtype, device=like.device) for v in values
+    ]
     shape = oneflow.broadcast_shapes(*[t.shape for t in tensors])
     return tuple(t.expand(shape) for t in tensors)
 
@@ -83,10 +85,10 @@ class lazy_property:
         return value
 
 
-def _tril_selector(n: int, diag: int, dtype):
+def _tril_selector(n: int, diag: int, dtype, device=None):
     """A (count, n * n) 0/1 matrix picking the entries on or below diagonal ``diag``, row by row."""
     rows = [i * n + j for i in range(n) for j in range(n) if j < i + diag + 1]
-    select = oneflow.zeros((len(rows), n * n), dtype=dtype)
+    select = oneflow.zeros((len(rows), n * n), dtype=dtype, device=device)
     for k, flat in enumerate(rows):
         select[k, flat] = 1
     return select
@@ -98,7 +100,7 @@ def tril_matrix_to_vec(mat, diag: int = 0):
     if diag < -n or diag >= n:
         raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
     flat = mat.reshape(tuple(mat.shape[:-2]) + (n * n,))
-    return flat @ _tril_selector(n, diag, mat.dtype).transpose(0, 1)
+    return flat @ _tril_selector(n, diag, mat.dtype, mat.device).transpose(0, 1)
 
 
 def vec_to_tril_matrix(vec, diag: int = 0):
@@ -116,5 +118,5 @@ def vec_to_tril_matrix(vec, diag: int = 0):
             " square D x D matrix."
         )
     n = round(n)
-    flat = vec @ _tril_selector(n, diag, vec.dtype)
+    flat = vec @ _tril_selector(n, diag, vec.dtype, vec.device)
     return flat.reshape(tuple(vec.shape[:-1]) + (n, n))

@@ -86,10 +86,10 @@ class VonMises(Distribution):
             loc = self.loc.to(oneflow.float64).expand(shape)
             kappa = self.concentration.to(oneflow.float64).expand(shape)
             r = self._proposal_r.expand(shape)
-            x = oneflow.zeros(shape, dtype=oneflow.float64)
-            done = oneflow.zeros(shape, dtype=oneflow.bool)
+            x = oneflow.zeros(shape, dtype=oneflow.float64, device=loc.device)
+            done = oneflow.zeros(shape, dtype=oneflow.bool, device=loc.device)
             while not bool(done.all()):
-                u1, u2, u3 = (oneflow.rand(shape, dtype=oneflow.float64) for _ in range(3))
+                u1, u2, u3 = (oneflow.rand(shape, dtype=oneflow.float64, device=loc.device) for _ in range(3))
                 z = oneflow.cos(math.pi * u1)
                 f = (1 + r * z) / (r + z)
                 c = kappa * (r - f)

@@ -21,7 +21,7 @@ _LOG_2 = math.log(2)
 
 def _mvdigamma(x, p: int):
     """The derivative of the multivariate log-gamma function of dimension ``p``."""
-    shifted = x.unsqueeze(-1) - oneflow.arange(p, dtype=x.dtype) / 2
+    shifted = x.unsqueeze(-1) - oneflow.arange(p, dtype=x.dtype, device=x.device) / 2
     return _special.digamma(shifted).sum(-1)
 
 
@@ -70,7 +70,7 @@ class Wishart(ExponentialFamily):
             raise ValueError("scale_tril must be at least two-dimensional, with optional leading batch dimensions")
         if isinstance(df, numbers.Number):
             batch_shape = tuple(param.shape[:-2])
-            self.df = oneflow.tensor(float(df), dtype=param.dtype)
+            self.df = oneflow.tensor(float(df), dtype=param.dtype, device=param.device)
         else:
             batch_shape = tuple(oneflow.broadcast_shapes(tuple(param.shape[:-2]), tuple(df.shape)))
             self.df = df.expand(batch_shape)
@@ -99,7 +99,9 @@ class Wishart(ExponentialFamily):
 
     def _chi2(self, batch_shape):
         p = self._event_shape[-1]
-        steps = oneflow.arange(p, dtype=self._unbroadcasted_scale_tril.dtype).expand(tuple(batch_shape) + (-1,))
+        steps = oneflow.arange(
+            p, dtype=self._unbroadcasted_scale_tril.dtype, device=self._unbroadcasted_scale_tril.device
+        ).expand(tuple(batch_shape) + (-1,))
         return Chi2(self.df.unsqueeze(-1) - steps)
 
     def expand(self, batch_shape, _instance=None):
@@ -130,7 +132,11 @@ class Wishart(ExponentialFamily):
 
     @lazy_property
     def precision_matrix(self):
-        eye = oneflow.eye(self._event_shape[-1], dtype=self._unbroadcasted_scale_tril.dtype)
+        eye = oneflow.eye(
+            self._event_shape[-1],
+            dtype=self._unbroadcasted_scale_tril.dtype,
+            device=self._unbroadcasted_scale_tril.device,
+        )
         return self._full(_cholesky_solve(eye, self._unbroadcasted_scale_tril))
 
     def _df_matrix(self, value):
@@ -157,7 +163,7 @@ class Wishart(ExponentialFamily):
         eps = oneflow.finfo(self._unbroadcasted_scale_tril.dtype).eps
         diag = oneflow.diag_embed(self._dist_chi2.rsample(sample_shape).sqrt().clamp(min=eps))
         shape = tuple(sample_shape) + tuple(self._batch_shape) + (p, p)
-        lower = oneflow.randn(shape, dtype=diag.dtype).tril(-1)
+        lower = oneflow.randn(shape, dtype=diag.dtype, device=diag.device).tril(-1)
         chol = self._unbroadcasted_scale_tril @ (diag + lower)
         return chol @ chol.transpose(-2, -1)
 
