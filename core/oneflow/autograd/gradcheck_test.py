@@ -209,3 +209,25 @@ def test_enforce_grad_layout_policy():
                 if enable or m is flow:  # relaxed, torch may keep the incoming contiguous gradient
                     assert p.grad.stride() == p.stride() == (1, 12, 4)
     assert policy.is_enabled() is True
+
+
+def test_detect_anomaly_in_custom_function_and_double_backward():
+    class NanGrad(flow.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * float("nan")
+
+    x = flow.tensor([1.0, 2.0], requires_grad=True)
+    with flow.autograd.detect_anomaly():
+        with pytest.raises(RuntimeError, match="Function 'NanGradBackward' returned nan values in its 0th output"):
+            NanGrad.apply(x).sum().backward()
+        # second order: the NaN appears only in the backward of the backward
+        y = flow.tensor([0.0, 1.0], requires_grad=True)
+        (g,) = flow.autograd.grad((y**1.5).sum(), y, create_graph=True)
+        with pytest.raises(RuntimeError, match="returned nan values"):
+            flow.autograd.grad((g * 0).sum() + (g.sqrt() * 0).sum(), y)
+    assert x.grad is None
