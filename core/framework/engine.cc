@@ -31,7 +31,14 @@ TensorImplPtr RunLeafHooks(const TensorImplPtr& leaf, TensorImplPtr g) {
   return g;
 }
 
+AnomalyCheck& AnomalyCheckSlot() {
+  static AnomalyCheck check;
+  return check;
+}
+
 }  // namespace
+
+void SetAnomalyCheck(AnomalyCheck check) { AnomalyCheckSlot() = std::move(check); }
 
 TensorList RunBackward(const TensorList& roots, const TensorList& grad_roots, bool keep_graph,
                        bool create_graph, const TensorList& inputs, bool allow_unused) {
@@ -139,6 +146,7 @@ TensorList RunBackward(const TensorList& roots, const TensorList& grad_roots, bo
         acc->Apply(std::move(grads));
       } else {
         outs = n->Apply(std::move(grads));
+        if (const AnomalyCheck& check = AnomalyCheckSlot()) check(*n, outs);
       }
     }
     if (run && !keep_graph) n->ReleaseSaved();

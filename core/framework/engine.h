@@ -1,6 +1,8 @@
 #ifndef CORE_FRAMEWORK_ENGINE_H_
 #define CORE_FRAMEWORK_ENGINE_H_
 
+#include <functional>
+
 #include "core/framework/node.h"
 
 namespace oneflow {
@@ -18,6 +20,12 @@ namespace oneflow {
 // results can be differentiated again.
 TensorList RunBackward(const TensorList& roots, const TensorList& grad_roots, bool keep_graph,
                        bool create_graph, const TensorList& inputs = {}, bool allow_unused = false);
+
+// Anomaly detection (torch.autograd.set_detect_anomaly): while a check is set, RunBackward calls
+// it with each node and the gradients its backward just returned, so a bad value (NaN) is caught
+// at the op that made it. The check reports by throwing. An empty function turns it off.
+using AnomalyCheck = std::function<void(const Node& node, const TensorList& grads)>;
+void SetAnomalyCheck(AnomalyCheck check);
 
 }  // namespace oneflow
 

@@ -124,7 +124,7 @@ def _install_ops(namespace: dict) -> list:
 
 
 # Python-level API: tensor helpers, data loading, mixed precision, checkpoints, optimizers.
-from oneflow import amp, cpu, one_embedding, optim, profiler, special, utils
+from oneflow import amp, cpu, distributions, one_embedding, optim, profiler, special, utils
 from oneflow._tensor import nonzero
 from oneflow._tensor_ops import *
 from oneflow._tensor_ops import __all__ as _tensor_ops_all
@@ -227,6 +227,7 @@ __all__ = [
     "arange",
     "as_tensor",
     "autograd",
+    "distributions",
     "bernoulli",
     "bfloat16",
     "bool",

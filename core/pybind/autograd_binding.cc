@@ -210,6 +210,21 @@ void BindAutograd(py::module_& m) {
     }
     return out;
   });
+  // fn(node_name, grads) raises on a bad gradient; None turns anomaly detection off. The Python
+  // callable is leaked on purpose: the check may outlive the interpreter's teardown.
+  m.def("_set_anomaly_check", [](py::object fn) {
+    if (fn.is_none()) {
+      SetAnomalyCheck(nullptr);
+      return;
+    }
+    auto* held = new py::object(std::move(fn));
+    SetAnomalyCheck([held](const Node& node, const TensorList& grads) {
+      py::gil_scoped_acquire gil;
+      py::list values;
+      for (const auto& g : grads) values.append(g ? py::cast(g) : py::none());
+      (*held)(node.name(), values);
+    });
+  });
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled);
 

@@ -10,18 +10,28 @@ from collections.abc import Callable, Sequence
 from typing import Optional, Union  # noqa: F401 (Optional used in annotations)
 
 from oneflow import _C
-from oneflow.autograd.function import Function, FunctionCtx
+from oneflow.autograd.function import Function, FunctionCtx, NestedIOFunction
 from oneflow.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 
 __all__ = [
     "Function",
     "FunctionCtx",
+    "NestedIOFunction",
+    "Variable",
     "backward",
+    "detect_anomaly",
     "enable_grad",
+    "enforce_grad_layout_policy",
+    "functional",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
     "inference_mode",
     "no_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
+    "variable",
 ]
 
 TensorOrTensors = Union["oneflow.Tensor", Sequence["oneflow.Tensor"]]  # noqa: F821
@@ -144,3 +154,78 @@ def grad(
     keep = create_graph if retain_graph is None else retain_graph
     result = _run_pass(None, _C._run_grad, outputs, inputs, grads, keep, create_graph, allow_unused)
     return _global_plugin().global_grads(inputs, result, create_graph) if is_global else result
+
+
+class set_multithreading_enabled:
+    """Context manager (or function) that turns the engine's worker threads on or off.
+
+    The engine runs every backward pass on the calling thread, so there are no worker threads to
+    turn off: the setting is recorded (and restored on exit) and otherwise changes nothing.
+
+    Args:
+        mode (bool): whether multithreaded backward is allowed.
+    """
+
+    _enabled = True
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = set_multithreading_enabled._enabled
+        set_multithreading_enabled._enabled = bool(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *args) -> None:
+        set_multithreading_enabled._enabled = self.prev
+
+    def clone(self) -> set_multithreading_enabled:
+        return self.__class__(set_multithreading_enabled._enabled)
+
+
+_layout = threading.local()
+
+
+class enforce_grad_layout_policy:
+    """Context manager (or function) that sets whether accumulated gradients must follow the
+    gradient layout contract: ``.grad`` has its parameter's strides (for a dense, non-overlapping
+    parameter), else is row-major contiguous.
+
+    The engine builds every accumulated gradient in its parameter's layout, so the contract
+    always holds; relaxing it (``enable=False``) is allowed, as in PyTorch, to change nothing.
+    The setting is per thread and restored on exit.
+
+    Args:
+        enable (bool): enforce the contract (``True``, default) or relax it (``False``).
+    """
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = enforce_grad_layout_policy.is_enabled()
+        _layout.enabled = bool(enable)
+
+    @staticmethod
+    def is_enabled() -> bool:
+        """Whether the gradient layout contract is enforced on this thread."""
+        return getattr(_layout, "enabled", True)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *args) -> None:
+        _layout.enabled = self.prev
+
+    def __call__(self, fn):
+        enable = enforce_grad_layout_policy.is_enabled()
+        _layout.enabled = self.prev
+
+        def wrapped(*args, **kwargs):
+            with enforce_grad_layout_policy(enable):
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+
+# Last: these modules use the functions above.
+from oneflow.autograd import functional, variable  # noqa: E402
+from oneflow.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
+from oneflow.autograd.gradcheck import gradcheck, gradgradcheck  # noqa: E402
+from oneflow.autograd.variable import Variable  # noqa: E402

@@ -86,3 +86,93 @@ class Function:
             tensors = tuple(o for o in outs if isinstance(o, oneflow.Tensor))
             _C._attach_function_node(ctx, cls.backward, cls.__name__, args, tensors, ctx._non_differentiable)
         return outputs
+
+
+def _iter_tensors(obj):
+    import oneflow
+
+    if isinstance(obj, oneflow.Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _iter_tensors(o)
+
+
+def _iter_none_tensors(obj):
+    import oneflow
+
+    if obj is None or isinstance(obj, oneflow.Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _iter_none_tensors(o)
+
+
+def _unflatten(flat, structure):
+    """Puts the tensors of ``flat``, in order, where ``structure`` has tensors."""
+    import oneflow
+
+    it = iter(flat)
+
+    def rebuild(obj):
+        if isinstance(obj, oneflow.Tensor):
+            return next(it)
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(rebuild(o) for o in obj)
+        return obj
+
+    return rebuild(structure)
+
+
+class NestedIOFunction(Function):
+    """The legacy (pre-0.4) form of a custom function, kept for old code: an *instance* is called
+    on inputs that may be nested lists/tuples of tensors, and the subclass defines the methods
+    ``forward_extended(self, *inputs)`` and ``backward_extended(self, *grad_outputs)``, with the
+    same nesting. New code should use :class:`Function`.
+    """
+
+    def __call__(self, *inputs):
+        owner = self
+        flat = tuple(_iter_tensors(inputs))
+
+        class _Run(Function):
+            @staticmethod
+            def forward(ctx, *flat_inputs):
+                owner._ctx = ctx
+                result = owner.forward_extended(*_unflatten(tuple(t.detach() for t in flat_inputs), inputs))
+                owner._nested_output = result
+                return tuple(_iter_tensors(result))
+
+            @staticmethod
+            def backward(ctx, *grads):
+                result = owner.backward_extended(*_unflatten(grads, owner._nested_output))
+                return tuple(_iter_none_tensors(result))
+
+        _Run.__name__ = type(self).__name__
+        return _unflatten(_Run.apply(*flat), self._nested_output)
+
+    def save_for_backward(self, *tensors) -> None:
+        """Saves (possibly nested) tensors; read them back as ``self.saved_tensors``."""
+        self.to_save = tuple(_iter_tensors(tensors))
+        self._to_save_nested = tensors
+
+    @property
+    def saved_tensors(self):
+        return _unflatten(self.to_save, self._to_save_nested)
+
+    def mark_dirty(self, *args, **kwargs) -> None:
+        """Records the tensors modified in place by ``forward_extended``."""
+        self.dirty_tensors = tuple(_iter_tensors((args, tuple(kwargs.values()))))
+
+    def mark_non_differentiable(self, *args, **kwargs) -> None:
+        """Marks outputs of ``forward_extended`` that get no gradient."""
+        self.non_differentiable = tuple(_iter_tensors((args, tuple(kwargs.values()))))
+        self._ctx.mark_non_differentiable(*self.non_differentiable)
+
+    def forward_extended(self, *inputs):
+        """The computation, on (nested) inputs; defined by subclasses."""
+        raise NotImplementedError("subclasses of NestedIOFunction must define forward_extended(self, *inputs)")
+
+    def backward_extended(self, *grad_outputs):
+        """The gradients of the inputs, nested as the inputs; defined by subclasses."""
+        raise NotImplementedError("subclasses of NestedIOFunction must define backward_extended(self, *grad_outputs)")
