@@ -161,14 +161,17 @@ class Graph:
         return bool(self._optimizers)
 
     def modules(self):
+        """The modules assigned to the graph (not their proxies)."""
         return (m.origin for m in self._modules.values())
 
     def named_parameters(self):
+        """``(<module>.<parameter name>, parameter)`` for every module's parameters."""
         for name, proxy in self._modules.items():
             for pname, p in proxy.origin.named_parameters():
                 yield f"{name}.{pname}", p
 
     def parameters(self):
+        """The modules' parameters."""
         return (p for _, p in self.named_parameters())
 
     def state_dict(self) -> dict:
