@@ -239,3 +239,17 @@ def test_eval_batch_norm_folds_into_the_convolution_and_follows_the_module():
         model[1].running_mean.add_(0.5)
         model[3].weight.mul_(2.0)
     np.testing.assert_allclose(graph(x).numpy(), model(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_detached_outputs_follow_the_inputs():
+    class Detaching(nn.Graph):
+        def build(self, x):
+            y = x * 3
+            return y.detach(), (y + 1).data, x
+
+    graph = Detaching()
+    for value in (1.0, 2.0, 5.0):
+        x = flow.full((2,), value)
+        a, b, same = graph(x)
+        assert a.tolist() == [3 * value] * 2 and b.tolist() == [3 * value + 1] * 2
+        assert same.tolist() == [value] * 2

@@ -140,19 +140,15 @@ std::shared_ptr<Plan> Trace::End(const TensorList& outputs) {
   OF_CHECK(active_trace != nullptr, RuntimeError, "nn.Graph: no trace is active");
   std::unique_ptr<Trace> trace = std::move(owned_trace);
   active_trace = nullptr;
-  std::shared_ptr<Plan> plan = std::move(trace->plan_);
+  // An output no op produced is a constant (a captured eager tensor, returned as is); a detached
+  // output stands for the value it was detached from.
+  std::vector<int> output_ids;
   for (size_t i = 0; i < outputs.size(); ++i) {
     OF_CHECK(outputs[i] != nullptr, ValueError, "nn.Graph: output ", i, " is undefined");
-    auto it = trace->ids_.find(outputs[i].get());
-    if (it == trace->ids_.end()) {
-      // An output no op produced: a captured eager tensor, returned as is.
-      const int id = plan->num_values_++;
-      plan->constants_.emplace_back(id, outputs[i]);
-      plan->outputs_.push_back(id);
-    } else {
-      plan->outputs_.push_back(it->second);
-    }
+    output_ids.push_back(trace->IdOf(outputs[i]));
   }
+  std::shared_ptr<Plan> plan = std::move(trace->plan_);
+  plan->outputs_ = std::move(output_ids);
   plan->Finish();
   return plan;
 }
