@@ -1,0 +1,115 @@
+"""Installs complex dtypes, complex-aware creation and dispatch into ``oneflow``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import oneflow
+from oneflow import _complex
+from oneflow._complex import ComplexDtype, ComplexTensor
+
+_DISPATCHED = (
+    "abs", "absolute", "sgn", "exp", "log", "sqrt", "pow", "reciprocal", "neg", "negative", "add", "sub",
+    "mul", "multiply", "div", "divide", "sum", "mean", "matmul", "conj_physical", "isfinite", "isnan",
+    "reshape", "flatten", "permute", "transpose", "movedim", "unsqueeze", "squeeze", "roll", "clone",
+)  # fmt: skip
+
+
+def _dispatch(name, original):
+    def fn(input, *args, **kwargs):
+        if isinstance(input, ComplexTensor):
+            return getattr(input, name)(*args, **kwargs)
+        if name in ("add", "sub", "mul", "multiply", "div", "divide", "matmul", "pow") and args:
+            if isinstance(args[0], ComplexTensor):
+                return getattr(_complex.as_complex(input, args[0].dtype), name)(*args, **kwargs)
+        return original(input, *args, **kwargs)
+
+    fn.__name__ = name
+    fn.__doc__ = original.__doc__
+    return fn
+
+
+def _creation(original):
+    def fn(*size, dtype=None, **kwargs):
+        if isinstance(dtype, ComplexDtype):
+            real = original(*size, dtype=dtype.real_dtype, **kwargs)
+            im = oneflow.zeros_like(real)
+            ri = oneflow.stack([real, im], -1).detach()
+            ri.requires_grad_(bool(kwargs.get("requires_grad", False)))
+            return ComplexTensor(ri)
+        return original(*size, dtype=dtype, **kwargs)
+
+    fn.__name__ = original.__name__
+    fn.__doc__ = original.__doc__
+    return fn
+
+
+def _tensor(original):
+    def tensor(data, dtype=None, device=None, requires_grad=False, **kwargs):
+        if isinstance(data, ComplexTensor):
+            out = data.detach().clone() if dtype is None else data.detach().to(dtype).clone()
+            return out.requires_grad_(requires_grad)
+        array = None
+        if isinstance(dtype, ComplexDtype):
+            array = np.asarray(data, dtype=dtype.numpy_dtype)
+        elif dtype is None and not isinstance(data, oneflow.Tensor):
+            probe = np.asarray(data) if isinstance(data, (np.ndarray, list, tuple, complex, np.complexfloating)) else None
+            if probe is not None and np.iscomplexobj(probe):
+                array = probe.astype(np.complex64 if probe.dtype != np.complex128 else np.complex128)
+                if oneflow.get_default_dtype() == oneflow.float64 and not isinstance(data, np.ndarray):
+                    array = array.astype(np.complex128)
+        if array is not None:
+            return _complex.from_numpy_complex(array, requires_grad=requires_grad, device=device)
+        return original(data, dtype=dtype, device=device, requires_grad=requires_grad, **kwargs)
+
+    tensor.__doc__ = original.__doc__
+    return tensor
+
+
+def _real_to_complex(dtype):
+    def method(self):
+        return _complex.as_complex(self.to(dtype.real_dtype), dtype)
+
+    return method
+
+
+def _tensor_to(original):
+    def to(self, *args, **kwargs):
+        target = kwargs.get("dtype")
+        if target is None:
+            target = next((a for a in args if isinstance(a, ComplexDtype)), None)
+        if isinstance(target, ComplexDtype):
+            rest = [a for a in args if not isinstance(a, ComplexDtype)]
+            kwargs.pop("dtype", None)
+            moved = original(self, *rest, **kwargs) if rest or kwargs else self
+            return _complex.as_complex(moved.to(target.real_dtype), target)
+        return original(self, *args, **kwargs)
+
+    return to
+
+
+def install(namespace: dict) -> None:
+    namespace["complex64"] = namespace["cfloat"] = _complex.complex64
+    namespace["complex128"] = namespace["cdouble"] = _complex.complex128
+    for name in ("view_as_real", "view_as_complex", "complex", "polar", "real", "imag", "conj", "angle", "isreal"):
+        namespace[name] = getattr(_complex, name)
+    namespace["is_complex"] = _complex.is_complex
+    namespace["resolve_conj"] = namespace["resolve_neg"] = _complex._resolve
+    namespace["is_conj"] = namespace["is_neg"] = _complex._is_false
+    for name in _DISPATCHED:
+        if name in namespace:
+            namespace[name] = _dispatch(name, namespace[name])
+    for name in ("zeros", "ones", "empty", "randn", "rand"):
+        if name in namespace:
+            namespace[name] = _creation(namespace[name])
+    namespace["tensor"] = _tensor(namespace["tensor"])
+
+    T = oneflow.Tensor
+    T.cfloat = _real_to_complex(_complex.complex64)
+    T.cdouble = _real_to_complex(_complex.complex128)
+    T.to = _tensor_to(T.to)
+    T.conj = T.conj_physical = T.resolve_conj = T.resolve_neg = lambda self: self
+    T.is_conj = T.is_neg = lambda self: False
+    T.isreal = lambda self: _complex.isreal(self)
+    T.angle = lambda self: _complex.angle(self)
+    T.real = property(lambda self: self)
