@@ -96,6 +96,7 @@ def install(namespace: dict) -> None:
     namespace["is_complex"] = _complex.is_complex
     namespace["resolve_conj"] = namespace["resolve_neg"] = _complex._resolve
     namespace["is_conj"] = namespace["is_neg"] = _complex._is_false
+    namespace["sgn"] = namespace["sign"]
     for name in _DISPATCHED:
         if name in namespace:
             namespace[name] = _dispatch(name, namespace[name])
