@@ -209,7 +209,10 @@ class ComplexTensor:
         return complex(self.numpy().reshape(-1)[0])
 
     def __repr__(self) -> str:
-        body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
+        values = self.numpy()
+        integral = bool(np.all(values.real == np.round(values.real)) and np.all(values.imag == np.round(values.imag)))
+        mode = {} if integral else {"floatmode": "fixed", "precision": 4}
+        body = np.array2string(values, separator=", ", prefix="tensor(", **mode)
         suffix = "" if self.dtype is _complex_of(oneflow.get_default_dtype()) else f", dtype={self.dtype!r}"
         if self.grad_fn is not None:
             suffix += f", grad_fn=<{self.grad_fn.name()}>"

@@ -32,9 +32,14 @@ def _dispatch(name, original):
 def _creation(original):
     def fn(*size, dtype=None, **kwargs):
         if isinstance(dtype, ComplexDtype):
-            real = original(*size, dtype=dtype.real_dtype, **kwargs)
-            im = oneflow.zeros_like(real)
-            ri = oneflow.stack([real, im], -1).detach()
+            size = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+            if original.__name__ in ("randn", "rand"):
+                # Both parts random; randn's complex variance 1 splits evenly between them.
+                ri = original(*size, 2, dtype=dtype.real_dtype, **kwargs).detach()
+                ri = ri * (0.5**0.5) if original.__name__ == "randn" else ri
+            else:
+                real = original(*size, dtype=dtype.real_dtype, **kwargs)
+                ri = oneflow.stack([real, oneflow.zeros_like(real)], -1).detach()
             ri.requires_grad_(bool(kwargs.get("requires_grad", False)))
             return ComplexTensor(ri)
         return original(*size, dtype=dtype, **kwargs)
@@ -53,11 +58,14 @@ def _tensor(original):
         if isinstance(dtype, ComplexDtype):
             array = np.asarray(data, dtype=dtype.numpy_dtype)
         elif dtype is None and not isinstance(data, oneflow.Tensor):
-            probe = np.asarray(data) if isinstance(data, (np.ndarray, list, tuple, complex, np.complexfloating)) else None
+            probe = (
+                np.asarray(data) if isinstance(data, (np.ndarray, list, tuple, complex, np.complexfloating)) else None
+            )
             if probe is not None and np.iscomplexobj(probe):
-                array = probe.astype(np.complex64 if probe.dtype != np.complex128 else np.complex128)
-                if oneflow.get_default_dtype() == oneflow.float64 and not isinstance(data, np.ndarray):
-                    array = array.astype(np.complex128)
+                if isinstance(data, np.ndarray):
+                    array = probe.astype(np.complex64 if probe.dtype != np.complex128 else np.complex128)
+                else:  # Python numbers take the default dtype's complex counterpart, as in torch
+                    array = probe.astype(_complex._complex_of(oneflow.get_default_dtype()).numpy_dtype)
         if array is not None:
             return _complex.from_numpy_complex(array, requires_grad=requires_grad, device=device)
         return original(data, dtype=dtype, device=device, requires_grad=requires_grad, **kwargs)
@@ -104,6 +112,9 @@ def install(namespace: dict) -> None:
         if name in namespace:
             namespace[name] = _creation(namespace[name])
     namespace["tensor"] = _tensor(namespace["tensor"])
+    is_tensor = namespace["is_tensor"]
+    namespace["is_tensor"] = lambda obj: isinstance(obj, ComplexTensor) or is_tensor(obj)
+    namespace["is_tensor"].__doc__ = is_tensor.__doc__
 
     T = oneflow.Tensor
     T.cfloat = _real_to_complex(_complex.complex64)

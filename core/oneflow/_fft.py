@@ -49,19 +49,21 @@ def _dft_small(re, im, sign: int):
 
 
 def _radix2(re, im, sign: int):
-    n = re.shape[-1]
+    """Transforms the rows of 2-D ``re``/``im`` (length a power of two, or small)."""
+    b, n = re.shape
     if n <= _SMALL:
         return _dft_small(re, im, sign)
-    lead = tuple(re.shape[:-1])
-    re2 = re.reshape(*lead, n // 2, 2).transpose(-1, -2)
-    im2 = im.reshape(*lead, n // 2, 2).transpose(-1, -2)
+    # Even and odd samples become consecutive rows of one batch, so each level is one call.
+    re2 = re.reshape(b, n // 2, 2).transpose(1, 2).reshape(2 * b, n // 2)
+    im2 = im.reshape(b, n // 2, 2).transpose(1, 2).reshape(2 * b, n // 2)
     er, ei = _radix2(re2, im2, sign)
+    er, ei = er.reshape(b, 2, n // 2), ei.reshape(b, 2, n // 2)
     ang = sign * 2 * np.pi * np.arange(n // 2) / n
     c, s = _const(np.cos(ang), re), _const(np.sin(ang), re)
-    ore, oim = er.select(-2, 1), ei.select(-2, 1)
+    ore, oim = er.select(1, 1), ei.select(1, 1)
     tr = ore * c - oim * s
     ti = ore * s + oim * c
-    ere, eim = er.select(-2, 0), ei.select(-2, 0)
+    ere, eim = er.select(1, 0), ei.select(1, 0)
     return oneflow.cat([ere + tr, ere - tr], -1), oneflow.cat([eim + ti, eim - ti], -1)
 
 
@@ -74,7 +76,7 @@ def _bluestein(re, im, sign: int):
     b = np.zeros(m, dtype=np.complex128)
     b[:n] = cr - 1j * ci
     b[m - n + 1 :] = b[1:n][::-1]
-    br, bi = _radix2(_const(b.real, re), _const(b.imag, re), -1)
+    br, bi = _radix2(_const(b.real, re).reshape(1, m), _const(b.imag, re).reshape(1, m), -1)
     c_re, c_im = _const(cr, re), _const(ci, re)
     ar = re * c_re - im * c_im
     ai = re * c_im + im * c_re
@@ -88,10 +90,14 @@ def _bluestein(re, im, sign: int):
 
 
 def _transform(re, im, sign: int):
-    n = re.shape[-1]
+    shape = tuple(re.shape)
+    n = shape[-1]
+    re, im = re.reshape(-1, n), im.reshape(-1, n)
     if n & (n - 1) == 0 or n <= _SMALL:
-        return _radix2(re, im, sign)
-    return _bluestein(re, im, sign)
+        out_re, out_im = _radix2(re, im, sign)
+    else:
+        out_re, out_im = _bluestein(re, im, sign)
+    return out_re.reshape(shape), out_im.reshape(shape)
 
 
 def _parts(fn: str, input):

@@ -97,7 +97,8 @@ def stft(
     input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
     normalized=False, onesided=None, return_complex=None,
 ):  # fmt: skip
-    """stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None) -> Tensor
+    """stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect',
+    normalized=False, onesided=None, return_complex=None) -> Tensor
 
     The short-time Fourier transform of a 1-D or batched 2-D real signal: frames of ``n_fft``
     samples every ``hop_length``, windowed and transformed. Returns a complex tensor of shape
@@ -136,7 +137,8 @@ def istft(
     input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
     onesided=None, length=None, return_complex=False,
 ):  # fmt: skip
-    """istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False) -> Tensor
+    """istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+    onesided=None, length=None, return_complex=False) -> Tensor
 
     The inverse of :func:`stft` by windowed overlap-add.
     """

@@ -67,7 +67,7 @@ class ComplexOpsTest(unittest.TestCase):
         loss_t = (out_t if real_out else out_t.abs()).sum()
         loss_f.backward()
         loss_t.backward()
-        for (f, t) in ours:
+        for f, t in ours:
             np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), atol=1e-9, rtol=1e-9)
 
     def test_arith(self):
