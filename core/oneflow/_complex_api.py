@@ -29,6 +29,21 @@ def _dispatch(name, original):
     return fn
 
 
+def _joining(original):
+    def fn(tensors, dim=0, **kwargs):
+        tensors = list(tensors)
+        complexes = [t for t in tensors if isinstance(t, ComplexTensor)]
+        if not complexes:
+            return original(tensors, dim, **kwargs)
+        dtype = complexes[0].dtype
+        parts = [_complex.as_complex(t, dtype)._ri for t in tensors]
+        return ComplexTensor(original(parts, dim if dim >= 0 else dim - 1, **kwargs))
+
+    fn.__name__ = original.__name__
+    fn.__doc__ = original.__doc__
+    return fn
+
+
 def _creation(original):
     def fn(*size, dtype=None, **kwargs):
         if isinstance(dtype, ComplexDtype):
@@ -108,6 +123,9 @@ def install(namespace: dict) -> None:
     for name in _DISPATCHED:
         if name in namespace:
             namespace[name] = _dispatch(name, namespace[name])
+    for name in ("cat", "concat", "concatenate", "stack"):
+        if name in namespace:
+            namespace[name] = _joining(namespace[name])
     for name in ("zeros", "ones", "empty", "randn", "rand"):
         if name in namespace:
             namespace[name] = _creation(namespace[name])

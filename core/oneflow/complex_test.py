@@ -86,6 +86,11 @@ class ComplexOpsTest(unittest.TestCase):
         self._check(lambda m, z: z.imag * m.real(z), real_out=True)
         self._check(lambda m, z: m.abs(z), real_out=True)
 
+    def test_cat_stack_indexing(self):
+        self._check(lambda m, z, w: m.cat([z, w], 1)[1:, ::2], 2)
+        self._check(lambda m, z, w: m.stack([z, w], -1)[..., 0] * w.T.T, 2)
+        self._check(lambda m, z: z.reshape(4, 3).permute(1, 0).flatten(), 1)
+
     def test_reductions_and_matmul(self):
         self._check(lambda m, z: z.sum(0) + z.mean(1, keepdim=True).sum(), shape=(3, 4))
         self._check(lambda m, z, w: m.matmul(z, w.transpose(0, 1)), 2, shape=(3, 4))
