@@ -43,9 +43,11 @@ class ComplexDtype:
         return (getattr, (oneflow, self._name))
 
 
+# NumPy has no complex32, so its values convert through complex64.
+complex32 = ComplexDtype("complex32", oneflow.float16, np.complex64)
 complex64 = ComplexDtype("complex64", oneflow.float32, np.complex64)
 complex128 = ComplexDtype("complex128", oneflow.float64, np.complex128)
-_BY_REAL = {oneflow.float32: complex64, oneflow.float64: complex128}
+_BY_REAL = {oneflow.float16: complex32, oneflow.float32: complex64, oneflow.float64: complex128}
 
 
 def _complex_of(real_dtype) -> ComplexDtype:
@@ -186,6 +188,13 @@ class ComplexTensor:
             return ComplexTensor(ri.to(dtype.real_dtype))
         raise TypeError(f"to: casting complex values to {dtype} discards the imaginary part; use .real")
 
+    def chalf(self):
+        return ComplexTensor(self._ri.to(oneflow.float16))
+
+    def conj_physical_(self):
+        self._ri.select(-1, 1).neg_()
+        return self
+
     def cfloat(self):
         return ComplexTensor(self._ri.to(oneflow.float32))
 
@@ -198,6 +207,8 @@ class ComplexTensor:
     def numpy(self) -> np.ndarray:
         """The values as a NumPy complex array (a copy)."""
         arr = np.ascontiguousarray(self._ri.detach().cpu().numpy())
+        if arr.dtype == np.float16:
+            arr = arr.astype(np.float32)
         return arr.view(self.dtype.numpy_dtype)[..., 0]
 
     def tolist(self):
@@ -480,7 +491,7 @@ def view_as_complex(input):
     """
     if not isinstance(input, oneflow.Tensor) or input.dtype not in _BY_REAL:
         got = getattr(input, "dtype", type(input).__name__)
-        raise RuntimeError(f"view_as_complex: expected a float32 or float64 tensor, got {got}")
+        raise RuntimeError(f"view_as_complex: expected a float16, float32 or float64 tensor, got {got}")
     if input.ndim == 0 or input.shape[-1] != 2:
         raise RuntimeError(f"view_as_complex: the last dimension must have size 2, got shape {tuple(input.shape)}")
     if input.stride(-1) != 1:
@@ -496,7 +507,7 @@ def complex(real, imag):
     for name, t in (("real", real), ("imag", imag)):
         if not isinstance(t, oneflow.Tensor) or t.dtype not in _BY_REAL:
             got = getattr(t, "dtype", type(t).__name__)
-            raise RuntimeError(f"complex: expected {name} to be a float32 or float64 tensor, got {got}")
+            raise RuntimeError(f"complex: expected {name} to be a float16, float32 or float64 tensor, got {got}")
     if real.dtype != imag.dtype:
         raise RuntimeError(f"complex: expected real and imag to have the same dtype, got {real.dtype} and {imag.dtype}")
     re, im = oneflow.broadcast_tensors(real, imag)
@@ -567,6 +578,22 @@ def isreal(input):
     if isinstance(input, ComplexTensor):
         return input.isreal()
     return oneflow.ones_like(input, dtype=oneflow.bool)
+
+
+def conj_physical(input):
+    """conj_physical(input) -> Tensor
+
+    The complex conjugate, computed eagerly; a real tensor is returned as is.
+    """
+    return conj(input)
+
+
+def conj_physical_(input):
+    """conj_physical_(input) -> Tensor
+
+    In-place :func:`conj_physical`.
+    """
+    return input.conj_physical_() if isinstance(input, ComplexTensor) else input
 
 
 def _resolve(input):

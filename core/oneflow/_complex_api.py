@@ -10,7 +10,7 @@ from oneflow._complex import ComplexDtype, ComplexTensor
 
 _DISPATCHED = (
     "abs", "absolute", "sgn", "exp", "log", "sqrt", "pow", "reciprocal", "neg", "negative", "add", "sub",
-    "mul", "multiply", "div", "divide", "sum", "mean", "matmul", "conj_physical", "isfinite", "isnan",
+    "mul", "multiply", "div", "divide", "sum", "mean", "matmul", "isfinite", "isnan",
     "reshape", "flatten", "permute", "transpose", "movedim", "unsqueeze", "squeeze", "roll", "clone",
 )  # fmt: skip
 
@@ -114,7 +114,20 @@ def _tensor_to(original):
 def install(namespace: dict) -> None:
     namespace["complex64"] = namespace["cfloat"] = _complex.complex64
     namespace["complex128"] = namespace["cdouble"] = _complex.complex128
-    for name in ("view_as_real", "view_as_complex", "complex", "polar", "real", "imag", "conj", "angle", "isreal"):
+    namespace["complex32"] = namespace["chalf"] = _complex.complex32
+    for name in (
+        "view_as_real",
+        "view_as_complex",
+        "complex",
+        "polar",
+        "real",
+        "imag",
+        "conj",
+        "angle",
+        "isreal",
+        "conj_physical",
+        "conj_physical_",
+    ):
         namespace[name] = getattr(_complex, name)
     namespace["is_complex"] = _complex.is_complex
     namespace["resolve_conj"] = namespace["resolve_neg"] = _complex._resolve
@@ -137,6 +150,8 @@ def install(namespace: dict) -> None:
     T = oneflow.Tensor
     T.cfloat = _real_to_complex(_complex.complex64)
     T.cdouble = _real_to_complex(_complex.complex128)
+    T.chalf = _real_to_complex(_complex.complex32)
+    T.conj_physical_ = lambda self: self
     T.to = _tensor_to(T.to)
     T.conj = T.conj_physical = T.resolve_conj = T.resolve_neg = lambda self: self
     T.is_conj = T.is_neg = lambda self: False

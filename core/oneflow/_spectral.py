@@ -188,4 +188,5 @@ def install(namespace: dict) -> None:
     namespace["stft"] = stft
     namespace["istft"] = istft
     oneflow.Tensor.stft = _tensor_stft
+    oneflow.Tensor.istft = lambda self, *args, **kwargs: istft(self, *args, **kwargs)
     _ = _pack

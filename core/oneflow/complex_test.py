@@ -38,6 +38,12 @@ class ComplexCreationTest(unittest.TestCase):
         self.assertEqual(tuple(z0.shape), (2, 3))
         self.assertIs(z0.dtype, flow.complex128)
         self.assertIs(flow.ones(2).cdouble().dtype, flow.complex128)
+        h = flow.ones(2).chalf()
+        self.assertIs(h.dtype, flow.complex32)
+        np.testing.assert_array_equal(h.numpy(), [1, 1])
+        zc = flow.tensor([1 + 1j])
+        flow.conj_physical_(zc)
+        np.testing.assert_array_equal(zc.numpy(), [1 - 1j])
 
     def test_view_as_real_shares_storage(self):
         r = flow.zeros(3, 2)
