@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import oneflow
@@ -24,9 +26,7 @@ def _dispatch(name, original):
                 return getattr(_complex.as_complex(input, args[0].dtype), name)(*args, **kwargs)
         return original(input, *args, **kwargs)
 
-    fn.__name__ = name
-    fn.__doc__ = original.__doc__
-    return fn
+    return functools.wraps(original)(fn)
 
 
 def _joining(original):
@@ -39,9 +39,7 @@ def _joining(original):
         parts = [_complex.as_complex(t, dtype)._ri for t in tensors]
         return ComplexTensor(original(parts, dim if dim >= 0 else dim - 1, **kwargs))
 
-    fn.__name__ = original.__name__
-    fn.__doc__ = original.__doc__
-    return fn
+    return functools.wraps(original)(fn)
 
 
 def _creation(original):
@@ -59,9 +57,7 @@ def _creation(original):
             return ComplexTensor(ri)
         return original(*size, dtype=dtype, **kwargs)
 
-    fn.__name__ = original.__name__
-    fn.__doc__ = original.__doc__
-    return fn
+    return functools.wraps(original)(fn)
 
 
 def _tensor(original):
@@ -73,9 +69,14 @@ def _tensor(original):
         if isinstance(dtype, ComplexDtype):
             array = np.asarray(data, dtype=dtype.numpy_dtype)
         elif dtype is None and not isinstance(data, oneflow.Tensor):
-            probe = (
-                np.asarray(data) if isinstance(data, (np.ndarray, list, tuple, complex, np.complexfloating)) else None
-            )
+            probe = None
+            if isinstance(data, np.ndarray):
+                probe = data
+            elif isinstance(data, (list, tuple, complex, np.complexfloating)):
+                try:
+                    probe = np.asarray(data)
+                except (ValueError, TypeError):  # ragged or odd data: the real constructor explains
+                    probe = None
             if probe is not None and np.iscomplexobj(probe):
                 if isinstance(data, np.ndarray):
                     array = probe.astype(np.complex64 if probe.dtype != np.complex128 else np.complex128)
@@ -85,8 +86,7 @@ def _tensor(original):
             return _complex.from_numpy_complex(array, requires_grad=requires_grad, device=device)
         return original(data, dtype=dtype, device=device, requires_grad=requires_grad, **kwargs)
 
-    tensor.__doc__ = original.__doc__
-    return tensor
+    return functools.wraps(original)(tensor)
 
 
 def _real_to_complex(dtype):
