@@ -70,6 +70,14 @@ class FFTTest(unittest.TestCase):
         self._check(lambda m, x: m.fft.fftshift(x), _real, (4, 7))
         self._check(lambda m, x: m.fft.ifftshift(x, dim=1), _cplx, (4, 7))
 
+    def test_float32(self):
+        for n in (1000, 4096):
+            x = np.random.default_rng(n).standard_normal((4, n)).astype(np.float32)
+            ours = flow.fft.rfft(flow.tensor(x))
+            self.assertIs(ours.dtype, flow.complex64)
+            ref = torch.fft.rfft(torch.tensor(x)).numpy()
+            self.assertLess(np.abs(ours.numpy() - ref).max(), 1e-3)  # |X| grows to ~sqrt(n) * 4
+
     def test_bad_input(self):
         with self.assertRaisesRegex(ValueError, "fft: invalid normalization"):
             flow.fft.fft(flow.ones(4), norm="bogus")
