@@ -190,6 +190,17 @@ from oneflow import _torch_breadth_more
 
 _torch_breadth_more_names = _torch_breadth_more.install(globals())
 
+# Window functions, vmap/cond/compile, and the complex-part functions on real tensors.
+from oneflow import _windows_and_transforms
+
+for _n in _windows_and_transforms.__all__:
+    if _n not in globals():
+        globals()[_n] = getattr(_windows_and_transforms, _n)
+        _torch_breadth_more_names.append(_n)
+for _n in ("conj_physical", "conj_physical_"):
+    if not hasattr(Tensor, _n):
+        setattr(Tensor, _n, getattr(_windows_and_transforms, _n))
+
 
 # Global Tensor names (oneflow.placement, oneflow.env, ...) come from a plugin, the
 # oneflow-distributed package, which declares them (see oneflow._plugin); it is imported on first

@@ -56,7 +56,7 @@ def test_averaged_model_training_matches_torch(kind, use_buffers):
     fm, tm = _models()
     if kind == "swa_multi" and use_buffers:
         # torch's swa multi_avg_fn refuses the integer num_batches_tracked buffer (addcdiv); so do we.
-        for lib, S, m in ((flow, FS, fm), (torch, TS, tm)):
+        for S, m in ((FS, fm), (TS, tm)):
             averaged = S.AveragedModel(m, use_buffers=True, **AVG_KINDS[kind](S))
             averaged.update_parameters(m)
             with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
