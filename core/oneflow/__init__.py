@@ -320,7 +320,7 @@ __all__.extend(
     for n in (
         *("complex64", "complex128", "cfloat", "cdouble", "view_as_real", "view_as_complex", "complex", "polar"),
         *("real", "imag", "conj", "angle", "isreal", "is_complex", "resolve_conj", "resolve_neg", "is_conj"),
-        *("is_neg", "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"),
+        "is_neg",
         *("stft", "istft", "fft", "complex32", "chalf", "conj_physical", "conj_physical_"),
     )
     if n not in __all__

@@ -29,6 +29,15 @@ def _dispatch(name, original):
     return functools.wraps(original)(fn)
 
 
+def _complex_first(complex_fn, original):
+    def fn(input, *args, **kwargs):
+        if isinstance(input, ComplexTensor):
+            return complex_fn(input, *args, **kwargs)
+        return original(input, *args, **kwargs)
+
+    return functools.wraps(original)(fn)
+
+
 def _joining(original):
     def fn(tensors, dim=0, **kwargs):
         tensors = list(tensors)
@@ -115,24 +124,17 @@ def install(namespace: dict) -> None:
     namespace["complex64"] = namespace["cfloat"] = _complex.complex64
     namespace["complex128"] = namespace["cdouble"] = _complex.complex128
     namespace["complex32"] = namespace["chalf"] = _complex.complex32
-    for name in (
-        "view_as_real",
-        "view_as_complex",
-        "complex",
-        "polar",
-        "real",
-        "imag",
-        "conj",
-        "angle",
-        "isreal",
-        "conj_physical",
-        "conj_physical_",
-    ):
+    for name in ("view_as_real", "view_as_complex", "complex", "polar", "isreal"):
         namespace[name] = getattr(_complex, name)
-    namespace["is_complex"] = _complex.is_complex
-    namespace["resolve_conj"] = namespace["resolve_neg"] = _complex._resolve
-    namespace["is_conj"] = namespace["is_neg"] = _complex._is_false
-    namespace["sgn"] = namespace["sign"]
+    # Real tensors keep the real-dtype versions already installed (and their argument checks).
+    for name in ("real", "imag", "conj", "angle", "conj_physical", "conj_physical_", "is_complex"):
+        mine = getattr(_complex, name)
+        namespace[name] = _complex_first(mine, namespace[name]) if name in namespace else mine
+    for name in ("resolve_conj", "resolve_neg"):
+        namespace[name] = _complex_first(_complex._resolve, namespace.get(name, _complex._resolve))
+    for name in ("is_conj", "is_neg"):
+        namespace[name] = _complex_first(_complex._is_false, namespace.get(name, _complex._is_false))
+    namespace.setdefault("sgn", namespace["sign"])
     for name in _DISPATCHED:
         if name in namespace:
             namespace[name] = _dispatch(name, namespace[name])
@@ -151,10 +153,15 @@ def install(namespace: dict) -> None:
     T.cfloat = _real_to_complex(_complex.complex64)
     T.cdouble = _real_to_complex(_complex.complex128)
     T.chalf = _real_to_complex(_complex.complex32)
-    T.conj_physical_ = lambda self: self
+    real_methods = {"conj_physical_": lambda self: self}
     T.to = _tensor_to(T.to)
-    T.conj = T.conj_physical = T.resolve_conj = T.resolve_neg = lambda self: self
-    T.is_conj = T.is_neg = lambda self: False
-    T.isreal = lambda self: _complex.isreal(self)
-    T.angle = lambda self: _complex.angle(self)
-    T.real = property(lambda self: self)
+    for name in ("conj", "conj_physical", "resolve_conj", "resolve_neg"):
+        real_methods[name] = lambda self: self
+    real_methods["is_conj"] = real_methods["is_neg"] = lambda self: False
+    real_methods["isreal"] = lambda self: _complex.isreal(self)
+    real_methods["angle"] = lambda self: _complex.angle(self)
+    for name, method in real_methods.items():
+        if not hasattr(T, name):  # the real-dtype versions installed elsewhere win
+            setattr(T, name, method)
+    if not hasattr(T, "real"):
+        T.real = property(lambda self: self)

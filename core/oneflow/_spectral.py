@@ -1,85 +1,10 @@
-"""Window functions and the short-time Fourier transform."""
+"""The short-time Fourier transform and its inverse (the windows live in _windows_and_transforms)."""
 
 from __future__ import annotations
-
-import numpy as np
 
 import oneflow
 from oneflow import _fft
 from oneflow._complex import ComplexTensor, _pack
-
-
-def _window(fn: str, length: int, periodic: bool, values, dtype, device, requires_grad):
-    if not isinstance(length, int) or length < 0:
-        raise RuntimeError(f"{fn}: window_length must be a non-negative int, got {length!r}")
-    dtype = dtype or oneflow.get_default_dtype()
-    if not dtype.is_floating_point:
-        raise RuntimeError(f"{fn}: expected a floating point dtype, got {dtype}")
-    if length <= 1:
-        w = np.ones(length)
-    else:
-        n = length if periodic else length - 1
-        w = values(np.arange(length, dtype=np.float64), n)
-    return oneflow.tensor(w, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, **kwargs):
-    """hann_window(window_length, periodic=True, *, dtype=None) -> Tensor
-
-    The Hann window ``0.5 - 0.5 cos(2 pi k / N)``, N = window_length (periodic) or minus one.
-    """
-    return _window(
-        "hann_window", window_length, periodic, lambda k, n: 0.5 - 0.5 * np.cos(2 * np.pi * k / n),
-        dtype, device, requires_grad,
-    )  # fmt: skip
-
-
-def hamming_window(
-    window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None, requires_grad=False, **kwargs
-):
-    """hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None) -> Tensor
-
-    The Hamming window ``alpha - beta cos(2 pi k / N)``.
-    """
-    return _window(
-        "hamming_window", window_length, periodic, lambda k, n: alpha - beta * np.cos(2 * np.pi * k / n),
-        dtype, device, requires_grad,
-    )  # fmt: skip
-
-
-def blackman_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, **kwargs):
-    """blackman_window(window_length, periodic=True, *, dtype=None) -> Tensor
-
-    The Blackman window ``0.42 - 0.5 cos(2 pi k / N) + 0.08 cos(4 pi k / N)``.
-    """
-    return _window(
-        "blackman_window", window_length, periodic,
-        lambda k, n: 0.42 - 0.5 * np.cos(2 * np.pi * k / n) + 0.08 * np.cos(4 * np.pi * k / n),
-        dtype, device, requires_grad,
-    )  # fmt: skip
-
-
-def bartlett_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, **kwargs):
-    """bartlett_window(window_length, periodic=True, *, dtype=None) -> Tensor
-
-    The triangular window ``1 - |2k / N - 1|``.
-    """
-    return _window(
-        "bartlett_window", window_length, periodic, lambda k, n: 1 - np.abs(2 * k / n - 1),
-        dtype, device, requires_grad,
-    )  # fmt: skip
-
-
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False, **kwargs):
-    """kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None) -> Tensor
-
-    The Kaiser window ``I0(beta sqrt(1 - (2k/N - 1)^2)) / I0(beta)``.
-    """
-
-    def values(k, n):
-        return np.i0(beta * np.sqrt(np.clip(1 - (2 * k / n - 1) ** 2, 0, None))) / np.i0(beta)
-
-    return _window("kaiser_window", window_length, periodic, values, dtype, device, requires_grad)
 
 
 def _padded_window(fn, window, win_length, n_fft, like):
@@ -183,8 +108,6 @@ def _tensor_stft(self, *args, **kwargs):
 
 
 def install(namespace: dict) -> None:
-    for name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"):
-        namespace[name] = globals()[name]
     namespace["stft"] = stft
     namespace["istft"] = istft
     oneflow.Tensor.stft = _tensor_stft
