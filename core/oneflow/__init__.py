@@ -315,12 +315,13 @@ from oneflow import fft
 
 _complex_api.install(globals())
 _spectral.install(globals())
+has_spectral = True
 __all__.extend(
     n
     for n in (
         *("complex64", "complex128", "cfloat", "cdouble", "view_as_real", "view_as_complex", "complex", "polar"),
         *("real", "imag", "conj", "angle", "isreal", "is_complex", "resolve_conj", "resolve_neg", "is_conj"),
-        "is_neg",
+        *("is_neg", "has_spectral"),
         *("stft", "istft", "fft", "complex32", "chalf", "conj_physical", "conj_physical_"),
     )
     if n not in __all__
