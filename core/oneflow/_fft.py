@@ -17,7 +17,7 @@ import oneflow
 from oneflow._complex import ComplexTensor, _complex_of, _pack
 
 _NORMS = ("backward", "ortho", "forward")
-_SMALL = 16  # at or below this length a dense DFT matmul beats the recursion
+_SMALL = 32  # at or below this length a dense DFT matmul beats the recursion (measured: 16, 32, 64)
 
 
 def _check_norm(fn: str, norm):
