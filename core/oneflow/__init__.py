@@ -307,3 +307,22 @@ __all__.append("linalg")
 __all__.extend(n for n in (*_compat_all, *_oneflow_api_all, *_oneflow_ops_all, "nms", "roi_align") if n not in __all__)
 __all__.extend(n for n in _torch_breadth_names if n not in __all__)
 __all__.extend(n for n in _torch_breadth_more_names if n not in __all__)
+
+# Complex dtypes, oneflow.fft, windows and stft (Python compositions over real ops).
+from oneflow import _complex_api as _complex_api
+from oneflow import _spectral as _spectral
+from oneflow import fft
+
+_complex_api.install(globals())
+_spectral.install(globals())
+has_spectral = True
+__all__.extend(
+    n
+    for n in (
+        *("complex64", "complex128", "cfloat", "cdouble", "view_as_real", "view_as_complex", "complex", "polar"),
+        *("real", "imag", "conj", "angle", "isreal", "is_complex", "resolve_conj", "resolve_neg", "is_conj"),
+        *("is_neg", "has_spectral"),
+        *("stft", "istft", "fft", "complex32", "chalf", "conj_physical", "conj_physical_"),
+    )
+    if n not in __all__
+)

@@ -365,7 +365,7 @@ def oneflow_stub() -> str:
         obj = vars(oneflow).get(name)
         if name in oneflow._GLOBAL_API and obj is None:
             body.append(f"{name}: _Any  # from the oneflow-distributed plugin")
-        elif name in groups and obj is getattr(ops, name, None):
+        elif name in groups and getattr(obj, "__wrapped__", obj) is getattr(ops, name, None):
             body.extend(op_defs(name, groups[name], False, returns))
         else:
             body.extend(python_name(name, obj, "oneflow", known_classes))

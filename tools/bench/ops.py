@@ -83,6 +83,18 @@ def _matmul(m, a, b):
     return lambda: (m.matmul(a, b),)
 
 
+def _rfft(backward):
+    def make(m, x):
+        x = m.tensor(x)
+        fn = lambda a: m.fft.rfft(a).abs()  # the magnitude: a real output on both sides
+        if not backward:
+            return lambda: (fn(x),)
+        x.requires_grad_()
+        return _grad_step(m, [x], fn)
+
+    return make
+
+
 def _embedding(m, idx, w):
     idx, w = m.tensor(idx).long(), m.tensor(w).requires_grad_()
     return _grad_step(m, [w], lambda weight: F(m).embedding(idx, weight))
@@ -213,6 +225,9 @@ CASES = [
     Case("scatter_reduce_amax", _scatter_reduce("amax"), _ints((65536,), 1024, (65536, 64))),
     Case("lbfgs_step_mlp", _lbfgs, lambda rng: [rng.uniform(-1, 1, s).astype(np.float32)
                                                 for s in ((512, 64), (512,), (128, 64), (1, 128))]),
+    Case("rfft_64x4096_fwd", _rfft(False), _uniform((64, 4096))),
+    Case("rfft_64x4096_fwd_bwd", _rfft(True), _uniform((64, 4096))),
+    Case("rfft_64x1000_fwd", _rfft(False), _uniform((64, 1000))),  # Bluestein length
     Case("sdpa_causal_fwd", _sdpa, _uniform((8, 12, 512, 64), (8, 12, 512, 64), (8, 12, 512, 64))),
 ]
 
