@@ -283,6 +283,7 @@ def test_launcher_stops_the_job_and_exits_non_zero(tmp_path, how, victim):
                                                                                str(TIMEOUT), stamp])], 120)
     assert code not in (0, None), err[-3000:]
     assert re.search(r"rank \d \(local rank \d, pid \d+\) (exited with code|was killed by)", err), err
+    assert os.path.exists(stamp), f"the job stopped before the victim's step:\n{err[-3000:]}"
     with open(stamp) as f:
         assert end - float(f.read()) < TIMEOUT
     for r in range(4):
