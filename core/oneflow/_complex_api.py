@@ -135,9 +135,13 @@ def install(namespace: dict) -> None:
     for name in ("is_conj", "is_neg"):
         namespace[name] = _complex_first(_complex._is_false, namespace.get(name, _complex._is_false))
     namespace.setdefault("sgn", namespace["sign"])
+    c_module = namespace["_C"]
     for name in _DISPATCHED:
         if name in namespace:
-            namespace[name] = _dispatch(name, namespace[name])
+            original = namespace[name]
+            namespace[name] = _dispatch(name, original)
+            if getattr(c_module, name, None) is original:  # oneflow._C.<name> is the same function
+                setattr(c_module, name, namespace[name])
     for name in ("cat", "concat", "concatenate", "stack"):
         if name in namespace:
             namespace[name] = _joining(namespace[name])
