@@ -119,13 +119,7 @@ class Adam(Optimizer):
             maximize = group["maximize"]
             bias_correction = group.get("do_bias_correction", True)
             items = self._grads(group)
-            keys = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
-            # The fused kernel always corrects the bias; without correction, step per parameter.
-            if (
-                bias_correction
-                and _fusable(group, items, keys, op="_fused_adamw_" if decoupled else "_fused_adam_")
-                and all(not s or isinstance(s.get("step"), oneflow.Tensor) for _, _, s in items)
-            ):
+            if self._takes_fused_step(group, items):
                 self._fused_step(items, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled)
                 continue
             for p, grad, state in items:
@@ -156,6 +150,19 @@ class Adam(Optimizer):
                     denom = exp_avg_sq.sqrt().add_(eps)
                 p.addcdiv_(exp_avg, denom, value=-step_size)
         return loss
+
+    @staticmethod
+    def _takes_fused_step(group: dict, items: list) -> bool:
+        """Whether ``group``'s step (its parameters with gradients: ``items``) runs the fused
+        multi-tensor kernel. The kernel always corrects the bias; without correction, and for
+        what the kernel does not cover, the step goes per parameter."""
+        decoupled = group["decoupled_weight_decay"]
+        keys = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if group["amsgrad"] else ())
+        return (
+            group.get("do_bias_correction", True)
+            and _fusable(group, items, keys, op="_fused_adamw_" if decoupled else "_fused_adam_")
+            and all(not s or isinstance(s.get("step"), oneflow.Tensor) for _, _, s in items)
+        )
 
     @staticmethod
     def _fused_step(items, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled) -> None:

@@ -138,7 +138,7 @@ class SGD(Optimizer):
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
             maximize = group["maximize"]
             items = self._grads(group)
-            if _fusable(group, items, ("momentum_buffer",) if momentum != 0 else (), op="_fused_sgd_"):
+            if self._takes_fused_step(group, items):
                 self._fused_step(items, lr, momentum, dampening, weight_decay, nesterov, maximize)
                 continue
             for p, grad, state in items:
@@ -157,6 +157,12 @@ class SGD(Optimizer):
                     grad = grad.add(buf, alpha=momentum) if nesterov else buf
                 p.add_(grad, alpha=-lr)
         return loss
+
+    @staticmethod
+    def _takes_fused_step(group: dict, items: list) -> bool:
+        """Whether ``group``'s step (its parameters with gradients: ``items``) runs the fused
+        multi-tensor kernel."""
+        return _fusable(group, items, ("momentum_buffer",) if group["momentum"] != 0 else (), op="_fused_sgd_")
 
     @staticmethod
     def _fused_step(items, lr, momentum, dampening, weight_decay, nesterov, maximize) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import oneflow
 from oneflow import _C
-from oneflow.optim.sgd import _fusable
 
 _FUSED = {"_fused_sgd_", "_fused_adam_", "_fused_adamw_"}
 # The ops a fused step records besides the fused kernels: the Adam family's step counters.
@@ -21,10 +20,10 @@ _STEP_OPS = _FUSED | {"add_"}
 
 
 def expects_fused_step(optimizers) -> bool:
-    """Whether every optimizer's next step takes its fused kernel (and nothing reads values)."""
+    """Whether every optimizer's next step takes its fused kernel (the optimizer's own test) from
+    state that already exists (a first step would create it inside the trace)."""
     for opt, _ in optimizers:
-        kind = type(opt)
-        if kind not in (oneflow.optim.SGD, oneflow.optim.Adam, oneflow.optim.AdamW):
+        if type(opt) not in (oneflow.optim.SGD, oneflow.optim.Adam, oneflow.optim.AdamW):
             return False
         for group in opt.param_groups:
             if group.get("clip_grad_max_norm") is not None:
@@ -32,20 +31,12 @@ def expects_fused_step(optimizers) -> bool:
             items = opt._grads(group)
             if not items:
                 continue
-            if kind is oneflow.optim.SGD:
-                keys = ("momentum_buffer",) if group["momentum"] != 0 else ()
-                if not _fusable(group, items, keys, op="_fused_sgd_"):
+            if not opt._takes_fused_step(group, items):
+                return False
+            if isinstance(opt, oneflow.optim.SGD):
+                if group["momentum"] != 0 and any(s.get("momentum_buffer") is None for _, _, s in items):
                     return False
-                if any(keys and s.get("momentum_buffer") is None for _, _, s in items):
-                    return False  # a first step: its buffers are made from the gradients
-                continue
-            decoupled = group.get("decoupled_weight_decay", False) or kind is oneflow.optim.AdamW
-            keys = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if group["amsgrad"] else ())
-            if not group.get("do_bias_correction", True):
-                return False
-            if not _fusable(group, items, keys, op="_fused_adamw_" if decoupled else "_fused_adam_"):
-                return False
-            if not all(s and isinstance(s.get("step"), oneflow.Tensor) for _, _, s in items):
+            elif not all(s for _, _, s in items):
                 return False
     return True
 
@@ -74,19 +65,13 @@ def lr_slots(plan, first_node: int, optimizers):
             return None
         if op not in _FUSED:
             continue
-        schema_args = [a.split(" ")[-1].split("=")[0] for a in _argument_names(op)]
+        schema_args = [a[0] for a in _C._op_schema_info(op)[2]]
         params = [tensors.get(i) for i in ids[0]]
         groups = {id(group_of.get(id(p))) for p in params}
         if None in params or len(groups) != 1 or id(None) in groups:
             return None
         slots.append((index, schema_args.index("lr"), group_of[id(params[0])]))
     return slots
-
-
-def _argument_names(op: str) -> list:
-    schema = next(s for s in _C._op_schemas() if s.startswith(op + "("))
-    inner = schema[len(op) + 1 : schema.rindex(") ->")]
-    return [a.strip() for a in inner.split(",") if a.strip() and a.strip() != "*"]
 
 
 def current_node_count() -> int:
