@@ -460,9 +460,14 @@ void InferElementwiseBool(OpCall& call) { InferElementwiseImpl(call, 2); }
 
 namespace {
 
-std::vector<Value> DispatchUntraced(const OpDef& op, std::vector<Value> args) {
-  const Schema& schema = op.schema();
-  FillDefaults(schema, args);
+// Whether the call records an autograd node.
+bool RecordsAutograd(const OpDef& op, const std::vector<Value>& args) {
+  return op.differentiable() && op.backward() && GradMode::is_enabled() && AnyRequiresGrad(args);
+}
+
+// The call with its defaults filled, its device chosen and autocast applied.
+OpCall PrepareCall(const OpDef& op, std::vector<Value> args) {
+  FillDefaults(op.schema(), args);
   OpCall call;
   call.op = &op;
   call.args = std::move(args);
@@ -471,15 +476,19 @@ std::vector<Value> DispatchUntraced(const OpDef& op, std::vector<Value> args) {
   // arguments cast with the differentiable _to_dtype op before anything else sees them, so
   // composites, kernels and gradients all follow it. A thread-local check when it is off.
   if (AutocastState::any_enabled()) ApplyAutocast(op, call.device.type, call.args);
+  return call;
+}
 
+std::vector<Value> RunCall(OpCall call) {
+  const OpDef& op = *call.op;
+  const Schema& schema = op.schema();
   if (op.composite()) {
     op.composite()(call);
     return Results(schema, std::move(call.outputs));
   }
 
   CheckDevices(call);
-  const bool record =
-      op.differentiable() && op.backward() && GradMode::is_enabled() && AnyRequiresGrad(call.args);
+  const bool record = RecordsAutograd(op, call.args);
   const bool inplace = schema.is_inplace();
   TensorImplPtr self_before;
   // Taken before inputs are cast: the result is written into self as given.
@@ -568,26 +577,19 @@ TensorList ResultTensors(const std::vector<Value>& results) {
 std::vector<Value> Dispatch(const OpDef& op, std::vector<Value> args) {
   Trace* trace = Trace::Active();
   if (trace == nullptr || !trace->recording() || op.composite()) {
-    return DispatchUntraced(op, std::move(args));
+    return RunCall(PrepareCall(op, std::move(args)));
   }
   // nn.Graph's trace: the call is recorded with its arguments as the kernel gets them (defaults
   // filled, autocast's casts already recorded as their own nodes); what it runs inside is not.
-  FillDefaults(op.schema(), args);
-  if (AutocastState::any_enabled()) {
-    OpCall probe;
-    probe.op = &op;
-    probe.args = args;
-    ApplyAutocast(op, CallDevice(probe).type, args);
-  }
-  std::vector<Value> recorded = args;
-  if (op.schema().is_inplace() && op.differentiable() && op.backward() && GradMode::is_enabled() &&
-      AnyRequiresGrad(args)) {
-    trace->set_self_before(GetCoreOps().clone(args[0].tensor()));
+  OpCall call = PrepareCall(op, std::move(args));
+  std::vector<Value> recorded = call.args;
+  if (op.schema().is_inplace() && RecordsAutograd(op, call.args)) {
+    trace->set_self_before(GetCoreOps().clone(call.tensor(0)));
   }
   trace->Enter();
   std::vector<Value> results;
   try {
-    results = DispatchUntraced(op, std::move(args));
+    results = RunCall(std::move(call));
   } catch (...) {
     trace->Leave();
     throw;
