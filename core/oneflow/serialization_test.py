@@ -529,13 +529,15 @@ def test_failed_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch, failur
     path = tmp_path / "ckpt.pt"
     flow.save({"w": flow.ones(1000)}, path)
     before = path.read_bytes()
-    real_write = serialization._write_storage
+    from oneflow import _checkpoint_save
+
+    real_write = _checkpoint_save._write_storage
 
     def crash_midway(zf, name, data):
         real_write(zf, name, data[: data.nbytes // 2])  # half of the storage reaches the file
         raise failure
 
-    monkeypatch.setattr(serialization, "_write_storage", crash_midway)
+    monkeypatch.setattr(_checkpoint_save, "_write_storage", crash_midway)
     with pytest.raises(type(failure)):
         flow.save({"w": flow.zeros(1000)}, path)
     assert path.read_bytes() == before
